@@ -1,0 +1,46 @@
+"""`simtool`: the offline face of the fingerprint engine."""
+from __future__ import annotations
+
+import click
+
+from .. import __version__
+
+
+class SimtoolGroup(click.Group):
+    """A command group that also accepts the course form `simtool N M`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0].isdigit():
+            args = ["course", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=SimtoolGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="simtool")
+def main() -> None:
+    """Find copied and near-duplicate texts offline, with the fptrack engine.
+
+    \b
+    Examples:
+      simtool 1000 16                       # the BUAA course mode, in the data folder
+      simtool compare original.txt page.html
+      simtool track originals/ pages/ --format table
+      simtool dedup pages/ --threshold 3
+      simtool fingerprint book.txt --channels all
+    """
+
+
+def _register() -> None:
+    import importlib
+
+    for name in ("course", "fingerprint", "compare", "dedup", "track"):
+        try:
+            mod = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:  # a command module not written yet
+            if e.name != f"{__name__}.{name}":
+                raise
+            continue
+        main.add_command(mod.command)
+
+
+_register()

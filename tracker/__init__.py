@@ -1,0 +1,1 @@
+"""The tracking system: stores, Redis indexes, matching and workers (built on `fingerprint`)."""

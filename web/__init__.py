@@ -1,0 +1,1 @@
+"""The Flask admin: piracy reports with evidence."""
