@@ -1,16 +1,21 @@
 """`simtool`: the offline face of the fingerprint engine."""
 from __future__ import annotations
 
+import re
+
 import click
 
 from .. import __version__
+
+
+_NUMBER = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?")
 
 
 class SimtoolGroup(click.Group):
     """A command group that also accepts the course form `simtool N M`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0].isdigit():
+        if args and _NUMBER.fullmatch(args[0]):  # `simtool 1000 16`, and its bad forms get the course's errors
             args = ["course", *args]
         return super().parse_args(ctx, args)
 

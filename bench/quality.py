@@ -1,0 +1,350 @@
+"""Quality benchmark: does fptrack find pirated copies of registered chapters, and nothing else?
+
+    .venv/bin/python bench/quality.py [--novels N] [--chapters-per-novel C] [--seed S]
+                                      [--corpus PATH] [--quick] [--keep DIR]
+
+Originals are the first half of the chapters of N simplified novels, plus the first half of
+the traditional 儒林外史. Pages are made by bench/piracy.py from C registered chapters per
+novel and transformation (positives) and from as many chapters of the unregistered second
+halves, plus chapters of unregistered novels (hard negatives: they must match nothing). The
+real web editions in zh_novels_alt/ are added chapter by chapter: a chapter whose number is
+registered must match that chapter, the others nothing.
+
+Everything is written to a temporary directory as files (.txt in UTF-8; .html in GBK for the
+HTML case), read back with fingerprint.sources.read_documents, then given to
+fingerprint.track.track and to the brute-force baseline (bench/baseline.py). One table
+compares the recall of both per transformation, then overall precision, recall, false
+positives and wall time.
+
+The corpus is ../shared/corpus, or $FPT_SHARED/corpus, or --corpus PATH.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.baseline import Baseline  # noqa: E402
+from bench.piracy import TRANSFORMS, Page, Simulator, Source, simplified  # noqa: E402
+from fingerprint.chapters import split_chapters  # noqa: E402
+
+# Registered simplified novels, in the order --novels takes them.
+SIMPLIFIED = ["sanguoyanyi", "xiyouji", "hongloumeng", "shuihuzhuan", "laocanyouji"]
+TRADITIONAL_REGISTERED = "rulinwaishi"
+# Never registered: sources of hard negatives and of unrelated text.
+UNREGISTERED = ["jingshitongyan", "jigongquanzhuan", "dongzhoulieguozhi", "guanchangxianxingji"]
+# Real reposted editions: file in zh_novels_alt -> the zh_novels work it copies.
+ALT_EDITIONS = {
+    "xiyouji_xstt5_edition.txt": "xiyouji",
+    "sanguoyanyi_webstore_edition.txt": "sanguoyanyi",
+    "rulinwaishi_webstore_edition.txt": "rulinwaishi",
+}
+TARGET_RECALL = 0.98
+TARGET_PRECISION = 0.99
+
+
+class BenchError(Exception):
+    """A problem the user can fix (missing corpus, missing module); printed without a traceback."""
+
+
+def corpus_path(arg: str | None) -> Path:
+    if arg:
+        p = Path(arg)
+    elif os.environ.get("FPT_SHARED"):
+        p = Path(os.environ["FPT_SHARED"]) / "corpus"
+    else:
+        p = ROOT.parent / "shared" / "corpus"
+    if not (p / "zh_novels").is_dir():
+        raise BenchError(
+            f"the shared corpus is not at {p} (no zh_novels/ folder there); "
+            "check out ../shared, set FPT_SHARED=/path/to/shared, or pass --corpus /path/to/corpus"
+        )
+    return p
+
+
+@dataclass
+class Novel:
+    name: str
+    chapters: dict[int, Source]  # number -> chapter (registered flag set for the first half)
+
+    @property
+    def registered(self) -> list[int]:
+        return sorted(n for n, s in self.chapters.items() if s.registered)
+
+    @property
+    def unregistered(self) -> list[int]:
+        return sorted(n for n, s in self.chapters.items() if not s.registered)
+
+
+def load_novel(path: Path, name: str, register_half: bool) -> Novel:
+    text = path.read_text(encoding="utf-8")
+    chs = [c for c in split_chapters(text) if c.number is not None]
+    numbers = sorted({c.number for c in chs})
+    half = len(numbers) // 2
+    out: dict[int, Source] = {}
+    for c in chs:
+        if c.number in out:
+            continue
+        reg = register_half and c.number <= numbers[half - 1]
+        out[c.number] = Source(f"{name}_{c.number:03d}", c.heading or c.title, c.body, reg)
+    return Novel(name, out)
+
+
+def pick(rng: random.Random, pool: list[int], k: int) -> list[int]:
+    return sorted(rng.sample(pool, min(k, len(pool))))
+
+
+def make_pages(novels: list[Novel], trad: Novel, others: list[Novel], sim: Simulator,
+               per_novel: int, seed: int) -> list[Page]:
+    pages: list[Page] = []
+    n_other = max(1, per_novel // 2)
+
+    def chapters_for(novel: Novel, pool: list[int], k: int, tag: str, need_next: bool) -> list[tuple[Source, Source | None]]:
+        rng = random.Random(f"{seed}:{novel.name}:{tag}")
+        if need_next:
+            pool = [n for n in pool if n + 1 in novel.chapters and
+                    novel.chapters[n + 1].registered == novel.chapters[n].registered]
+        return [(novel.chapters[n], novel.chapters.get(n + 1)) for n in pick(rng, pool, k)]
+
+    for kind, fn in TRANSFORMS.items():
+        need_next = kind == "merged"
+        jobs: list[tuple[Source, Source | None]] = []
+        for nv in novels:
+            jobs += chapters_for(nv, nv.registered, per_novel, kind + "+", need_next)
+            jobs += chapters_for(nv, nv.unregistered, per_novel, kind + "-", need_next)
+        for nv in others:
+            jobs += chapters_for(nv, nv.unregistered, n_other, kind + "-", need_next)
+        for src, nxt in jobs:
+            key = f"{kind}__{src.key}"
+            pages += fn(sim, src, key, nxt) if need_next else fn(sim, src, key)
+    # (l) traditional originals converted to simplified.
+    jobs = chapters_for(trad, trad.registered, per_novel, "simplified+", False)
+    jobs += chapters_for(trad, trad.unregistered, per_novel, "simplified-", False)
+    for nv in others:
+        jobs += chapters_for(nv, nv.unregistered, n_other, "simplified-", False)
+    for src, _ in jobs:
+        pages += simplified(sim, src, f"simplified__{src.key}")
+    return pages
+
+
+def alt_pages(corpus: Path, registered: dict[str, Novel], every: int) -> list[Page]:
+    """Chapters of the real web editions; a registered chapter number must match its original."""
+    pages = []
+    for fname, work in ALT_EDITIONS.items():
+        path = corpus / "zh_novels_alt" / fname
+        if not path.is_file():
+            raise BenchError(f"missing {path}: the corpus is incomplete")
+        text = path.read_text(encoding="utf-8")
+        novel = registered.get(work)
+        tag = fname.split("_edition")[0]
+        for c in split_chapters(text):
+            if c.number is None or (c.number - 1) % every:
+                continue
+            orig = novel.chapters.get(c.number) if novel else None
+            copies = (orig.key,) if orig is not None and orig.registered else ()
+            pages.append(Page(f"alt__{tag}_{c.number:03d}", f"alt:{tag}", c.text, copies,
+                              derived_from=(f"{work}_{c.number:03d}",)))
+    return pages
+
+
+def write_docs(folder: Path, items: list[tuple[str, bytes, str]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for key, data, ext in items:
+        (folder / f"{key}.{ext}").write_bytes(data)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.platform()}; {cpu}; {os.cpu_count()} CPUs; Python {platform.python_version()}"
+
+
+def fmt(x: float | None) -> str:
+    return "  -  " if x is None else f"{x:.3f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    corpus = corpus_path(args.corpus)
+    try:
+        from fingerprint.sources import read_documents
+        from fingerprint.track import track
+    except ImportError as e:
+        raise BenchError(f"fptrack is incomplete here ({e}); fingerprint.track and fingerprint.sources are needed")
+
+    if args.quick:
+        args.novels = min(args.novels, 2)
+        args.chapters_per_novel = min(args.chapters_per_novel, 2)
+    if not 1 <= args.novels <= len(SIMPLIFIED):
+        raise BenchError(f"--novels must be between 1 and {len(SIMPLIFIED)}, got {args.novels}")
+    if args.chapters_per_novel < 1:
+        raise BenchError("--chapters-per-novel must be at least 1")
+
+    t0 = time.perf_counter()
+    zh = corpus / "zh_novels"
+    novels = [load_novel(zh / f"{n}.txt", n, True) for n in SIMPLIFIED[: args.novels]]
+    trad = load_novel(zh / f"{TRADITIONAL_REGISTERED}.txt", TRADITIONAL_REGISTERED, True)
+    unreg_names = UNREGISTERED[:2] if args.quick else UNREGISTERED
+    others = [load_novel(zh / f"{n}.txt", n, False) for n in unreg_names]
+    registered = {nv.name: nv for nv in novels + [trad]}
+    sim = Simulator(args.seed, filler=[zh.joinpath(f"{n}.txt").read_text(encoding="utf-8") for n in unreg_names])
+
+    originals = [s for nv in novels + [trad] for s in nv.chapters.values() if s.registered]
+    pages = make_pages(novels, trad, others, sim, args.chapters_per_novel, args.seed)
+    pages += alt_pages(corpus, registered, every=5 if args.quick else 1)
+    t_build = time.perf_counter() - t0
+
+    tmp_ctx = tempfile.TemporaryDirectory(prefix="fpt-quality-") if not args.keep else None
+    work = Path(args.keep) if args.keep else Path(tmp_ctx.name)
+    try:
+        write_docs(work / "originals", [(s.key, (s.title + "\n\n" + s.body).encode("utf-8"), "txt") for s in originals])
+        write_docs(work / "pages", [(p.key, p.to_bytes(), p.ext) for p in pages])
+        t1 = time.perf_counter()
+        orig_docs = list(read_documents([work / "originals"]))
+        page_docs = list(read_documents([work / "pages"]))
+        t_read = time.perf_counter() - t1
+    finally:
+        if tmp_ctx is not None:
+            tmp_ctx.cleanup()
+    by_key = {p.key: p for p in pages}
+    missing = set(by_key) - {d.key for d in page_docs}
+    if missing:
+        print(f"warning: {len(missing)} pages were not read back, e.g. {sorted(missing)[:3]}", file=sys.stderr)
+
+    t2 = time.perf_counter()
+    matches = track(orig_docs, page_docs)
+    t_track = time.perf_counter() - t2
+    ignore = set(args.ignore_verdicts.split(",")) if args.ignore_verdicts else set()
+    fp_pairs = {(m.page, m.original): m for m in matches if m.verdict not in ignore}
+    other_verdicts: dict[str, int] = defaultdict(int)
+    for m in matches:
+        other_verdicts[m.verdict] += 1
+
+    t3 = time.perf_counter()
+    base = Baseline()
+    bl_matches = [] if args.no_baseline else base.compare(orig_docs, page_docs)
+    t_base = time.perf_counter() - t3
+    bl_pairs = {(m.page, m.original): m for m in bl_matches}
+
+    expected = {(p.key, o) for p in pages if p.key in {d.key for d in page_docs} for o in p.copies}
+
+    # ---------------------------------------------------------------- report
+    print(f"fptrack quality benchmark — {_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}")
+    print(f"machine: {machine()}")
+    print(f"corpus: {corpus}; seed {args.seed}; registered: {', '.join(nv.name for nv in novels)} "
+          f"(first halves) + {trad.name} (traditional, first half); {len(originals)} originals, "
+          f"{len(page_docs)} pages ({sum(1 for p in pages if p.copies)} copies, "
+          f"{sum(1 for p in pages if not p.copies)} hard negatives); baseline: exact {base.n}-gram "
+          f"containment >= {base.min_containment} with >= {base.min_shared} shared")
+    print()
+    kinds = list(dict.fromkeys(p.kind for p in pages))
+    head = f"{'transformation':<28} {'pages':>5} {'pairs':>5} {'recall':>7} {'base':>7} {'neg':>5} {'FP':>4} {'baseFP':>6}"
+    print(head)
+    print("-" * len(head))
+    for kind in kinds:
+        kp = [p for p in pages if p.kind == kind and p.key in by_key]
+        keys = {p.key for p in kp}
+        exp = {e for e in expected if e[0] in keys}
+        neg = sum(1 for p in kp if not p.copies)
+        r_f = len(exp & fp_pairs.keys()) / len(exp) if exp else None
+        r_b = len(exp & bl_pairs.keys()) / len(exp) if exp and not args.no_baseline else None
+        fp_f = sum(1 for k in fp_pairs if k[0] in keys and k not in expected)
+        fp_b = sum(1 for k in bl_pairs if k[0] in keys and k not in expected)
+        print(f"{kind:<28} {len(kp):>5} {len(exp):>5} {fmt(r_f):>7} {fmt(r_b):>7} {neg:>5} {fp_f:>4} {fp_b if not args.no_baseline else '-':>6}")
+    print("-" * len(head))
+
+    def summary(name: str, pred: dict, secs: float) -> tuple[float, float]:
+        tp = len(pred.keys() & expected)
+        fp = len(pred.keys() - expected)
+        prec = tp / (tp + fp) if tp + fp else 1.0
+        rec = tp / len(expected) if expected else 1.0
+        print(f"{name:<9} precision {prec:.4f}  recall {rec:.4f}  true {tp}  false positives {fp}  "
+              f"missed {len(expected) - tp}  wall {secs:.1f} s")
+        return prec, rec
+
+    print(f"expected pairs {len(expected)}; preparing pages {t_build:.1f} s, reading files back {t_read:.1f} s")
+    prec, rec = summary("fptrack", fp_pairs, t_track)
+    if not args.no_baseline:
+        summary("baseline", bl_pairs, t_base)
+    if other_verdicts:
+        print(f"fptrack verdicts: {dict(sorted(other_verdicts.items()))}"
+              + (f" (not counted as a match: {', '.join(sorted(ignore))})" if ignore else ""))
+    ok = rec >= TARGET_RECALL and prec >= TARGET_PRECISION
+    print(f"target recall >= {TARGET_RECALL}, precision >= {TARGET_PRECISION}: {'met' if ok else 'NOT met'}")
+
+    def score_line(m) -> str:
+        return (f"sim {m.similarity:.3f} cont {m.containment:.3f} share {m.page_share:.3f} "
+                + " ".join(f"{k} {v:.3f}" for k, v in sorted(m.scores.items())))
+
+    fps = sorted((m for k, m in fp_pairs.items() if k not in expected),
+                 key=lambda m: -max(m.containment, m.page_share, m.similarity))
+    if fps:
+        print("\nworst fptrack false positives:")
+        for m in fps[:5]:
+            print(f"  {m.page} -> {m.original}: {score_line(m)}")
+    bfps = sorted((m for k, m in bl_pairs.items() if k not in expected), key=lambda m: -m.shared)
+    if bfps:
+        print("worst baseline false positives:")
+        for m in bfps[:5]:
+            print(f"  {m.page} -> {m.original}: shared {m.shared} cont {m.containment:.3f} share {m.page_share:.3f}")
+
+    missed = sorted(expected - fp_pairs.keys())
+    if missed:
+        print("\nfptrack misses (up to 3 per transformation), with what it and the baseline saw:")
+        per_kind: dict[str, int] = defaultdict(int)
+        page_matches: dict[str, list] = defaultdict(list)
+        for m in matches:
+            page_matches[m.page].append(m)
+        for pk, ok_ in missed:
+            kind = by_key[pk].kind
+            per_kind[kind] += 1
+            if per_kind[kind] > 3:
+                continue
+            got = ", ".join(f"{m.original} [{m.verdict}] {score_line(m)}" for m in page_matches.get(pk, [])) or "nothing"
+            b = bl_pairs.get((pk, ok_))
+            bl = f"baseline cont {b.containment:.3f} shared {b.shared}" if b else "baseline: no"
+            print(f"  {pk} should copy {ok_}; fptrack found: {got}; {bl}")
+        print("  misses per transformation: " + ", ".join(f"{k} {v}" for k, v in per_kind.items()))
+    return 0 if ok or not args.strict else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--novels", type=int, default=5, help="registered simplified novels (1-5, default 5)")
+    ap.add_argument("--chapters-per-novel", type=int, default=6,
+                    help="chapters per novel and transformation, for copies and for negatives (default 6)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--corpus", help="the corpus folder (default ../shared/corpus or $FPT_SHARED/corpus)")
+    ap.add_argument("--quick", action="store_true", help="small run for development (under a minute)")
+    ap.add_argument("--keep", metavar="DIR", help="write the files to DIR and keep them")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the brute-force baseline")
+    ap.add_argument("--ignore-verdicts", default="different",
+                    help="comma-separated verdicts not counted as a match (default: different)")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when the targets are not met")
+    args = ap.parse_args(argv)
+    try:
+        return run(args)
+    except BenchError as e:
+        print(f"quality benchmark: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""`simtool dedup`: group near-duplicate texts with Simhash and Single-Pass clustering."""
+from __future__ import annotations
+
+import time
+
+import click
+
+from ..cluster import SinglePass
+from ..normalize import normalize
+from ..simhash import text_simhash
+from .common import friendly_errors, note, progress, quiet_option, write_records
+
+DOC_COLUMNS = ("key", "cluster", "centre", "distance")
+CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
+
+
+@click.command("dedup")
+@click.argument("inputs", nargs=-1, required=True)
+@click.option("--threshold", type=click.IntRange(0, 15), default=3, show_default=True,
+              help="Join a cluster when the Hamming distance to its centre is at most this many bits.")
+@click.option("--bits", type=click.IntRange(16, 64), default=64, show_default=True, help="Simhash width.")
+@click.option("--ngram", type=click.IntRange(1, 8), default=2, show_default=True,
+              help="Token n-grams hashed into the Simhash (tokens are CJK characters and whole words).")
+@click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "csv"]), default="table", show_default=True)
+@click.option("--clusters", "per_cluster", is_flag=True, help="One record per cluster (with its members) instead of per document.")
+@click.option("--duplicates-only", is_flag=True, help="Leave out documents (or clusters) that have no near-duplicate.")
+@quiet_option
+@friendly_errors
+def command(inputs, threshold, bits, ngram, fmt, per_cluster, duplicates_only, quiet):
+    """Group near-duplicate texts: each document joins the first cluster whose
+    centre is within --threshold bits of its Simhash, or starts a new one.
+
+    INPUT is a .txt, .html or .jsonl file, a folder of them, or - for standard
+    input. Documents are clustered in the order they are read, so the first
+    copy of a text becomes its cluster's centre. The summary (documents,
+    clusters, skipped inputs and why) goes to standard error.
+
+    \b
+    Example:
+      $ simtool dedup pages/ --threshold 3
+      key        cluster  centre     distance
+      chapter01  0        chapter01  0
+      repost-a   0        chapter01  2
+      chapter02  1        chapter02  0
+      $ simtool dedup pages/ --clusters --format jsonl --duplicates-only
+    """
+    from ..sources import ReadReport, read_documents
+
+    report = ReadReport()
+    sp = SinglePass(threshold=threshold, bits=bits)
+    rows: list[dict] = []
+    empty: list[str] = []
+    t0 = time.perf_counter()
+    for doc in progress(read_documents(inputs, report), quiet=quiet, desc="dedup"):
+        nt = normalize(doc.text)
+        if len(nt) == 0:
+            empty.append(doc.source or doc.key)
+            continue
+        fp = text_simhash(nt, bits=bits, ngram=ngram)
+        cid = sp.add(doc.key, fp)
+        c = sp[cid]
+        rows.append({"key": doc.key, "cluster": cid, "centre": c.centre, "distance": c.members[-1].distance,
+                     "simhash": fp.hex(), "source": doc.source})
+    elapsed = time.perf_counter() - t0
+
+    clusters = sp.clusters
+    if per_cluster:
+        records = [
+            {"cluster": c.id, "centre": c.centre, "size": len(c), "members": c.keys,
+             "distances": [m.distance for m in c.members]}
+            for c in clusters
+            if not duplicates_only or len(c) > 1
+        ]
+        write_records(records, fmt, CLUSTER_COLUMNS)
+    else:
+        records = [r for r in rows if not duplicates_only or len(sp[r["cluster"]]) > 1]
+        write_records(records, fmt, DOC_COLUMNS)
+
+    dup = sum(1 for c in clusters if len(c) > 1)
+    note(
+        f"{len(rows)} documents, {len(clusters)} clusters ({dup} with near-duplicates), "
+        f"{len(report.skipped) + len(empty)} skipped; {elapsed:.2f} s",
+        quiet=quiet,
+    )
+    if report.skipped:
+        note(f"skipped inputs: {report.summary()}", quiet=quiet)
+    for src in empty:
+        note(f"skipped {src}: no text left after normalisation", quiet=quiet)

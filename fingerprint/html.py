@@ -1,0 +1,186 @@
+"""The main text of a web page, without the site around it.
+
+Reposted chapters live inside pages full of navigation, ads and "上一章/下一章"
+links; fingerprinting all of that would make every page of one site look
+alike. trafilatura finds the main text of article-like pages well, but novel
+sites often put a whole chapter in one <div id="content"> with <br> line breaks,
+where it can return little or nothing, so an lxml-based extraction that keeps
+those line breaks backs it up.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+import re
+
+__all__ = ["looks_like_html", "html_to_text"]
+
+_STRONG_MARKERS = re.compile(r"<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<meta\s", re.I)
+_KNOWN_TAG = re.compile(
+    r"</?(?:p|div|br|span|a|table|tr|td|li|ul|ol|h[1-6]|title|script|style|article|section|font|b|i|em|strong)\b[^<>]*>",
+    re.I,
+)
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+
+# Elements that never hold a page's main text.
+_DROP_TAGS = (
+    "script", "style", "noscript", "template", "head", "nav", "header", "footer", "aside", "form",
+    "iframe", "object", "embed", "svg", "canvas", "button", "select", "input", "textarea", "label",
+    "menu", "dialog",
+)
+# id/class words (split on - _ and spaces) of site furniture; whole words only, so
+# "read-content" or "header-less" wording inside a name does not remove the chapter.
+_BOILERPLATE_WORDS = frozenset(
+    "nav navbar navigation menu topbar footer header sidebar breadcrumb breadcrumbs crumbs ad ads advert "
+    "adsbygoogle advertisement banner comment comments share social copyright pagination pager "
+    "related recommend popup modal cookie login toolbar".split()
+)
+_BLOCK_TAGS = frozenset(
+    "address article aside blockquote body dd details div dl dt fieldset figcaption figure h1 h2 h3 h4 h5 h6 "
+    "hr html li main ol p pre section summary table tbody td tfoot th thead tr ul center".split()
+)
+_MIN_TRAFILATURA_SHARE = 0.5  # below this share of the fallback's text, trafilatura missed the chapter
+
+log = logging.getLogger(__name__)
+
+
+def looks_like_html(text: str) -> bool:
+    """True when the start of `text` is HTML markup rather than prose.
+
+    A doctype/<html>/<head>/<body>/<meta> tag is enough; otherwise three or
+    more common tags are needed, so a novel quoting «<<书名>>» or a single
+    "<b>" in plain text stays plain text.
+    """
+    head = text[:8192]
+    if _STRONG_MARKERS.search(head):
+        return True
+    return len(_KNOWN_TAG.findall(head)) >= 3 and head.lstrip().startswith("<")
+
+
+def html_to_text(html: str) -> tuple[str, dict]:
+    """Main text of an HTML page (navigation, scripts, styles, footers, ads removed), paragraphs separated by newlines; meta has 'title'.
+
+    meta also has 'extractor': "trafilatura" or "lxml", saying which one produced the text.
+    Broken markup is tolerated; markup lxml cannot parse at all is stripped of tags instead.
+    """
+    html = _XML_DECLARATION.sub("", html, count=1)  # lxml refuses str input that declares an encoding
+    if not html.strip():
+        return "", {"title": "", "extractor": "lxml"}
+    tree = _parse(html)
+    if tree is None:
+        return _strip_tags(html), {"title": "", "extractor": "regex"}
+    title = _title(tree)
+    root = _remove_furniture(tree)
+    fallback = _block_text(root)
+    main = _trafilatura_text(copy.deepcopy(tree)) if fallback else ""
+    if main and _visible_len(main) >= _MIN_TRAFILATURA_SHARE * _visible_len(fallback):
+        return main, {"title": title, "extractor": "trafilatura"}
+    return fallback, {"title": title, "extractor": "lxml"}
+
+
+def _parse(html: str):
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    try:
+        tree = lxml_html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        try:  # e.g. a fragment without any element lxml accepts as a document
+            tree = lxml_html.fragment_fromstring(html, create_parent="div")
+        except (etree.ParserError, ValueError):
+            return None
+    return tree
+
+
+def _title(tree) -> str:
+    for path in (".//title", ".//meta[@property='og:title']", ".//h1"):
+        el = tree.find(path)
+        if el is None:
+            continue
+        text = el.get("content") if el.tag == "meta" else el.text_content()
+        text = " ".join((text or "").split())
+        if text:
+            return text
+    return ""
+
+
+def _trafilatura_text(tree) -> str:
+    """trafilatura on the page after _remove_furniture: it can only narrow the text further."""
+    try:
+        import trafilatura
+    except ImportError as e:  # e.g. lxml 5.2+ without lxml_html_clean; the lxml path still works
+        log.debug("trafilatura unavailable (%s); using the lxml extraction only", e)
+        return ""
+    try:
+        text = trafilatura.extract(
+            tree, favor_recall=True, include_comments=False, include_tables=True, deduplicate=False
+        )
+    except Exception as e:  # a third-party heuristic must not turn a bad page into a traceback
+        log.debug("trafilatura failed (%s); using the lxml extraction", e)
+        return ""
+    return _tidy(text or "")
+
+
+def _remove_furniture(tree):
+    """Drop scripts, styles, navigation, headers, footers, ads and link lists; return the body."""
+    body = tree.find(".//body")
+    root = body if body is not None else tree
+    for el in list(root.iter(*_DROP_TAGS)):
+        if el.getparent() is not None:
+            el.drop_tree()  # keeps the tail text that follows the element
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str) or el.getparent() is None:
+            continue
+        words = re.split(r"[\s_\-]+", f"{el.get('id', '')} {el.get('class', '')}".lower())
+        if _BOILERPLATE_WORDS.intersection(words) or _link_list(el):
+            el.drop_tree()
+    return root
+
+
+def _block_text(root) -> str:
+    """All text under `root`, one line per block element or <br>."""
+    from lxml import etree
+
+    parts: list[str] = []
+    for event, el in etree.iterwalk(root, events=("start", "end")):
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if event == "start":
+            if tag in _BLOCK_TAGS or tag == "br":
+                parts.append("\n")
+            if tag and el.text:  # comments and processing instructions have no visible text
+                parts.append(el.text)
+        else:
+            if tag in _BLOCK_TAGS:
+                parts.append("\n")
+            if el.tail and el is not root:
+                parts.append(el.tail)
+    return _tidy("".join(parts))
+
+
+def _link_list(el) -> bool:
+    """A block that is mostly links (chapter lists, "上一章 目录 下一章") is navigation."""
+    if el.tag not in ("div", "ul", "ol", "p", "table", "td", "section", "dl"):
+        return False
+    text = _visible_len(el.text_content())
+    if text == 0:
+        return False
+    linked = sum(_visible_len(a.text_content()) for a in el.iter("a"))
+    return linked > 0.6 * text
+
+
+def _tidy(text: str) -> str:
+    """Strip each line (ASCII, full-width and no-break spaces) and drop empty lines."""
+    lines = (" ".join(line.split()) for line in text.replace("\r", "\n").split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _visible_len(text: str) -> int:
+    return len(text) - sum(text.count(c) for c in " \n\t\u3000\xa0")
+
+
+def _strip_tags(html: str) -> str:
+    import html as html_entities
+
+    html = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", " ", html)
+    html = re.sub(r"(?i)<br\s*/?>|</?(?:p|div|li|tr|h[1-6])\b[^>]*>", "\n", html)
+    return _tidy(html_entities.unescape(re.sub(r"<[^>]*>", " ", html)))

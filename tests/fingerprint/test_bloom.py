@@ -1,0 +1,75 @@
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fingerprint.bloom import BloomFilter, bloom_size
+from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
+
+items = st.lists(st.one_of(st.text(max_size=20), st.binary(max_size=20), st.integers(-(2**60), 2**60)), max_size=200)
+
+
+def test_sizing_formula():
+    m, k = bloom_size(1_000_000, 0.001)
+    assert m == math.ceil(-1_000_000 * math.log(0.001) / math.log(2) ** 2) == 14_377_588
+    assert k == 10
+    assert bloom_size(1, 0.5) == (2, 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(items, st.integers(1, 500), st.integers(0, 2**32))
+def test_no_false_negatives(xs, capacity, seed):
+    bf = BloomFilter(capacity, 0.01, seed=seed)
+    half = len(xs) // 2
+    bf.add_many(xs[:half])
+    for x in xs[half:]:
+        bf.add(x)
+    assert all(x in bf for x in xs)
+    assert bf.contains_many(xs).all()
+
+
+def test_false_positive_rate_near_target_and_length_estimate():
+    bf = BloomFilter(20_000, 0.01)
+    bf.add_many(f"seen-{i}" for i in range(20_000))
+    rate = bf.contains_many([f"new-{i}" for i in range(20_000)]).mean()
+    assert 0.003 < rate < 0.02
+    assert abs(len(bf) - 20_000) < 600
+    assert len(BloomFilter(100, 0.01)) == 0
+
+
+def test_double_hashing_positions_worked_example():
+    bf = BloomFilter(1000, 0.01)
+    pos = bf._positions(["x"])[0].tolist()
+    h1, h2 = (int(v[0]) for v in bf._hashes(["x"]))
+    assert pos == [(h1 + i * h2) % bf.m for i in range(bf.k)]
+
+
+def test_bytes_round_trip_and_checks():
+    bf = BloomFilter(1000, 0.01, seed=7)
+    bf.add_many(["a", "b", "c"])
+    data = bf.to_bytes()
+    back = BloomFilter.from_bytes(data, expect=BloomFilter(1000, 0.01, seed=7))
+    assert back.params() == bf.params() and "a" in back and (back.bits == bf.bits).all()
+    with pytest.raises(InputError, match="FPBF"):
+        BloomFilter.from_bytes(b"nope" + data[4:])
+    with pytest.raises(InputError, match="truncated"):
+        BloomFilter.from_bytes(data[:-1])
+    with pytest.raises(IncompatibleFingerprints):
+        BloomFilter.from_bytes(data, expect=BloomFilter(1000, 0.01, seed=8))
+
+
+def test_union_and_parameter_errors():
+    a, b = BloomFilter(100, 0.01), BloomFilter(100, 0.01)
+    a.add("x")
+    b.add("y")
+    both = a | b
+    assert "x" in both and "y" in both
+    with pytest.raises(IncompatibleFingerprints):
+        a | BloomFilter(200, 0.01)
+    with pytest.raises(ParameterError, match="capacity"):
+        BloomFilter(0)
+    with pytest.raises(ParameterError, match="error_rate"):
+        BloomFilter(10, 1.5)
+    with pytest.raises(InputError, match="str, bytes or int"):
+        a.add(1.5)
