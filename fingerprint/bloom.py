@@ -49,7 +49,9 @@ def _encode(item) -> bytes:
         return item.encode("utf-8")
     if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
         return int(item).to_bytes(16, "little", signed=True)
-    raise InputError(f"a Bloom filter holds str, bytes or int items, got {type(item).__name__}; convert it to a key string")
+    raise InputError(
+        f"a Bloom filter holds str, bytes or int items, got {type(item).__name__}; convert it to a key string"
+    )
 
 
 class BloomFilter:
@@ -138,7 +140,9 @@ class BloomFilter:
             raise InputError("not a Bloom filter: the data does not start with FPBF; pass bytes made by to_bytes()")
         magic, version, m, k, capacity, error_rate, seed = _HEADER.unpack_from(data)
         if version != _VERSION:
-            raise InputError(f"Bloom filter format version {version} is not supported (expected {_VERSION}); rebuild it")
+            raise InputError(
+                f"Bloom filter format version {version} is not supported (expected {_VERSION}); rebuild the filter"
+            )
         out = cls(capacity, error_rate, seed=seed)
         if (out.m, out.k) != (m, k):
             raise InputError(

@@ -66,14 +66,18 @@ class SinglePass:
         if isinstance(fingerprint, Simhash):
             p = fingerprint.params()
             if fingerprint.bits != self.bits:
-                raise IncompatibleFingerprints("a simhash with this clustering", f"{fingerprint.bits} bits", f"{self.bits} bits")
+                raise IncompatibleFingerprints(
+                    "a simhash with this clustering", f"{fingerprint.bits} bits", f"{self.bits} bits"
+                )
             if self._params is None:
                 self._params = p
             elif p != self._params:
                 raise IncompatibleFingerprints("a simhash with this clustering", p, self._params)
             return fingerprint.value
         if not isinstance(fingerprint, int) or fingerprint < 0 or fingerprint >> self.bits:
-            raise ParameterError(f"{fingerprint!r} is not an unsigned {self.bits}-bit fingerprint; pass a Simhash or an int")
+            raise ParameterError(
+                f"{fingerprint!r} is not an unsigned {self.bits}-bit fingerprint; pass a Simhash or an int"
+            )
         return fingerprint
 
     def assign(self, fingerprint: Simhash | int) -> tuple[int | None, int]:

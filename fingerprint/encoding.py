@@ -367,11 +367,12 @@ def _wide_unicode(data: bytes, declared: str | None) -> tuple[str, str] | None:
     if len(data) >= 4 and len(data) % 2 == 0 and b"\x00" in data[:_SAMPLE]:
         head = data[:_SAMPLE]
         even_nul, odd_nul = head[0::2].count(0), head[1::2].count(0)
-        # ASCII characters put a NUL in the high byte; Chinese ones have none, so only the
-        # absence of NULs on the other side is required, and the decoded text must look right.
-        if odd_nul and even_nul <= 0.01 * odd_nul:
+        # ASCII characters put a NUL in the high byte, and hanzi such as U+4E00 one in the low
+        # byte; real text never holds U+0000, so no aligned pair of NULs, and it must read right.
+        no_zero_unit = not any(head[i] == 0 == head[i + 1] for i in range(0, len(head) - 1, 2))
+        if no_zero_unit and odd_nul > even_nul:
             candidates.append("utf-16-le")
-        elif even_nul and odd_nul <= 0.01 * even_nul:
+        elif no_zero_unit and even_nul > odd_nul:
             candidates.append("utf-16-be")
     for codec in candidates:
         try:

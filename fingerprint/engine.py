@@ -32,8 +32,10 @@ CHANNELS = ("simhash", "minhash", "pinyin", "winnow")
 class EngineConfig:
     """Every parameter that changes a fingerprint or a verdict, with its default."""
 
-    # winnow: k-grams of sound units (toneless syllables), so homophones match
+    # winnow: k-grams of sound units (toneless syllables), so homophones match;
+    # "characters" uses the canonical characters and words instead (for comparison)
     winnow: WinnowParams = WinnowParams(k=8, window=8)
+    winnow_units: str = "syllables"
     minhash: MinHashParams = MinHashParams()
     minhash_ngram: int = 3  # token n-grams as MinHash shingles
     lsh_threshold: float = 0.5
@@ -52,6 +54,8 @@ class EngineConfig:
     min_page_share: float = 0.3  # or share of the page copied from the original
 
     def __post_init__(self):
+        if self.winnow_units not in ("syllables", "characters"):
+            raise ParameterError(f"winnow_units must be syllables or characters, got {self.winnow_units!r}")
         if self.min_run < self.winnow.k:
             raise ParameterError(f"min_run ({self.min_run}) must be at least the k-gram length ({self.winnow.k})")
         for name in ("min_containment", "min_page_share"):
@@ -72,7 +76,9 @@ class Prepared:
     text: str
     normalized: NormalizedText
     sounds: Sounds
-    kgrams: np.ndarray  # sound k-gram hash at every position
+    kgrams: np.ndarray  # k-gram hash at every unit position (syllables or characters)
+    unit_start: np.ndarray  # raw offset where each winnowed unit starts
+    unit_end: np.ndarray
     winnowed: Winnowed
     minhash: MinHash
     simhash: Simhash
@@ -81,18 +87,22 @@ class Prepared:
 
     @property
     def units(self) -> int:
-        return int(self.sounds.units.shape[0])
+        return int(self.unit_start.shape[0])
 
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
-        """Raw character offsets of sound units [start, end)."""
-        return int(self.sounds.start[start]), int(self.sounds.end[end - 1])
+        """Raw character offsets of units [start, end)."""
+        return int(self.unit_start[start]), int(self.unit_end[end - 1])
 
 
 def prepare(key: str, text: str, config: EngineConfig = EngineConfig(), meta: dict | None = None) -> Prepared:
     """Normalise a text and compute every channel's fingerprint."""
     nt = normalize(text)
     sounds = to_sounds(nt)
-    kg = kgram_hashes(sounds.units, config.winnow.k, config.winnow.seed)
+    if config.winnow_units == "syllables":
+        units, start, end = sounds.units, sounds.start, sounds.end
+    else:
+        units, start, end = nt.tokens, nt.tok_start, nt.tok_end
+    kg = kgram_hashes(units, config.winnow.k, config.winnow.seed)
     pos = select(kg, config.winnow.window)
     shingles = kgram_hashes(nt.tokens, min(config.minhash_ngram, max(1, len(nt))))
     return Prepared(
@@ -101,6 +111,8 @@ def prepare(key: str, text: str, config: EngineConfig = EngineConfig(), meta: di
         normalized=nt,
         sounds=sounds,
         kgrams=kg,
+        unit_start=start,
+        unit_end=end,
         winnowed=Winnowed(hashes=kg[pos], positions=pos, params=config.winnow),
         minhash=minhash(shingles, config.minhash),
         simhash=text_simhash(nt, bits=config.simhash_bits, ngram=config.simhash_ngram),

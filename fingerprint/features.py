@@ -177,7 +177,8 @@ def load_stopwords(*sources: str | Path) -> frozenset[str]:
             p = Path(src)
             if not p.is_file() and not p.suffix and isinstance(src, str) and "/" not in src:
                 raise InputError(
-                    f"no stopword list named {src!r}; pass a file path or one of {sorted(BUILTIN_STOPWORDS)}"
+                    f"no stopword list named {src!r}; pass a file path "
+                    f"or a built-in list: {', '.join(sorted(BUILTIN_STOPWORDS))}"
                 )
             lines = _read_lines(p, "stopword")
         for line in lines:

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .cache import cached_arrays
 from .hashing import xxh64
 
 # Unit kinds.
@@ -52,7 +53,23 @@ class _Tables:
 
 @lru_cache(maxsize=1)
 def tables() -> _Tables:
-    """Build the code point tables once per process (about 0.5 s)."""
+    """The code point tables: from the disk cache, or built (about a second)."""
+
+    depends = f"normalize-v1 unicode={unicodedata.unidata_version} opencc={_version('OpenCC')} ads={AD_PHRASES!r}"
+    arrays = cached_arrays("normalize", depends, _build_tables)
+    return _Tables(canon=arrays["canon"], kind=arrays["kind"])
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _build_tables() -> dict[str, np.ndarray]:
     import opencc
 
     canon = np.zeros(TABLE_SIZE, dtype=np.uint32)
@@ -101,7 +118,7 @@ def tables() -> _Tables:
         for cp, s in zip(cjk, out):
             if len(s) == 1 and _is_cjk(ord(s)):
                 canon[cp] = ord(s)
-    return _Tables(canon=canon, kind=kind)
+    return {"canon": canon, "kind": kind}
 
 
 # Watermarks, ad and navigation phrases of pirate sites, matched on the canonical

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .cache import cached_arrays
 from .hashing import xxh64
 from .normalize import TABLE_SIZE, WORD_TAG, NormalizedText
 
@@ -40,6 +41,16 @@ class _Tables:
 
 @lru_cache(maxsize=1)
 def tables() -> _Tables:
+    """The syllable tables: from the disk cache, or built from pypinyin's data."""
+    from .normalize import _version
+
+    arrays = cached_arrays("pinyin", f"pinyin-v1 pypinyin={_version('pypinyin')}", _build_tables)
+    names = ("",) + tuple(arrays["names"].tolist())
+    ids = {s: i for i, s in enumerate(names) if s}
+    return _Tables(syllable=arrays["syllable"], names=names, initial=arrays["initial"], ids=ids)
+
+
+def _build_tables() -> dict[str, np.ndarray]:
     from pypinyin.pinyin_dict import pinyin_dict
 
     ids: dict[str, int] = {}
@@ -55,7 +66,7 @@ def tables() -> _Tables:
     initial = np.zeros(len(names), dtype=np.uint8)
     for i, s in enumerate(names[1:], 1):
         initial[i] = ord(s[0]) - ord("a") + 1
-    return _Tables(syllable=syl, names=names, initial=initial, ids=ids)
+    return {"syllable": syl, "names": np.array(names[1:]), "initial": initial}
 
 
 def syllables_of(text: str) -> list[str]:

@@ -157,7 +157,9 @@ def simhash_hashes(hashes: np.ndarray, weights=None, *, bits: int = 64, hash: st
     """
     _check_bits(bits)
     if bits > 64:
-        raise ParameterError(f"simhash_hashes works on 64-bit hashes, so bits <= 64; got {bits}. Use simhash() for more")
+        raise ParameterError(
+            f"simhash_hashes works on 64-bit hashes, so bits <= 64; got {bits}. Use simhash() for more bits"
+        )
     h = np.asarray(hashes)
     if h.ndim != 1 or (h.size and h.dtype.kind not in "ui"):
         raise ParameterError("hashes must be a 1-D array of unsigned 64-bit integers")
@@ -194,7 +196,8 @@ def _check_table(table: np.ndarray, n: int, bits: int | None) -> tuple[np.ndarra
         raise ParameterError(f"a hash table must be a 2-D n x bits array of +-1, got shape {t.shape}")
     if bits is not None and bits != t.shape[1]:
         raise ParameterError(
-            f"the hash table has {t.shape[1]} columns but bits={bits}; pass bits={t.shape[1]} or a table with {bits} columns"
+            f"the hash table has {t.shape[1]} columns but bits={bits}; "
+            f"pass bits={t.shape[1]} or a table with {bits} columns"
         )
     _check_bits(t.shape[1])
     if n > t.shape[0]:

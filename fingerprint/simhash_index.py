@@ -181,7 +181,8 @@ class SimhashIndex:
         self.bits, self.k = int(bits), int(k)
         self.blocks = _resolve_blocks(self.bits, self.k, tables)
         parts = _blocks(self.bits, self.blocks)
-        self._tables = [_Table([parts[i] for i in combo]) for combo in combinations(range(self.blocks), self.blocks - self.k)]
+        combos = combinations(range(self.blocks), self.blocks - self.k)
+        self._tables = [_Table([parts[i] for i in combo]) for combo in combos]
         self._values = np.empty(0, dtype=np.uint64)
         self._n = 0
         self._indexed = 0
@@ -231,7 +232,9 @@ class SimhashIndex:
                 vals.append(int(v))
             arr = np.array(vals, dtype=np.uint64)
         if self.bits < 64 and arr.size and int(arr.max()) >> self.bits:
-            raise ParameterError(f"a fingerprint has more than {self.bits} bits; build the index with the bits they were made with")
+            raise ParameterError(
+                f"a fingerprint has more than {self.bits} bits; build the index with the bits they were made with"
+            )
         return arr
 
     def add_many(self, ids, values) -> None:

@@ -22,11 +22,13 @@ CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
 @click.option("--ngram", type=click.IntRange(1, 8), default=2, show_default=True,
               help="Token n-grams hashed into the Simhash (tokens are CJK characters and whole words).")
 @click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "csv"]), default="table", show_default=True)
-@click.option("--clusters", "per_cluster", is_flag=True, help="One record per cluster (with its members) instead of per document.")
+@click.option("--clusters", "per_cluster", is_flag=True,
+              help="One record per cluster (with its members) instead of per document.")
 @click.option("--duplicates-only", is_flag=True, help="Leave out documents (or clusters) that have no near-duplicate.")
+@click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason on standard error.")
 @quiet_option
 @friendly_errors
-def command(inputs, threshold, bits, ngram, fmt, per_cluster, duplicates_only, quiet):
+def command(inputs, threshold, bits, ngram, fmt, per_cluster, duplicates_only, verbose, quiet):
     """Group near-duplicate texts: each document joins the first cluster whose
     centre is within --threshold bits of its Simhash, or starts a new one.
 
@@ -76,13 +78,15 @@ def command(inputs, threshold, bits, ngram, fmt, per_cluster, duplicates_only, q
         records = [r for r in rows if not duplicates_only or len(sp[r["cluster"]]) > 1]
         write_records(records, fmt, DOC_COLUMNS)
 
+    for src in empty:
+        report.add_skip(src, "no text left after normalisation")
     dup = sum(1 for c in clusters if len(c) > 1)
+    note(f"dedup: {report.summary()}", quiet=quiet)
     note(
-        f"{len(rows)} documents, {len(clusters)} clusters ({dup} with near-duplicates), "
-        f"{len(report.skipped) + len(empty)} skipped; {elapsed:.2f} s",
+        f"dedup: {len(rows)} documents in {len(clusters)} clusters ({dup} with near-duplicates), "
+        f"threshold {threshold} of {bits} bits, {elapsed:.2f} s",
         quiet=quiet,
     )
-    if report.skipped:
-        note(f"skipped inputs: {report.summary()}", quiet=quiet)
-    for src in empty:
-        note(f"skipped {src}: no text left after normalisation", quiet=quiet)
+    if verbose:
+        for sk in report.skipped:
+            note(f"  skipped {sk.source}: {sk.reason}", quiet=quiet)

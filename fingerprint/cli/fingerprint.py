@@ -42,8 +42,8 @@ def record(p, channels: list[str], config: EngineConfig) -> dict:
         wp = p.winnowed.params
         rec["winnow"] = {
             "hashes": [format(h, "016x") for h in p.winnowed.hashes.tolist()],
-            "offsets": [int(p.sounds.start[i]) for i in p.winnowed.positions.tolist()],
-            "k": wp.k, "window": wp.window, "seed": wp.seed, "units": "syllables",
+            "offsets": [int(p.unit_start[i]) for i in p.winnowed.positions.tolist()],
+            "k": wp.k, "window": wp.window, "seed": wp.seed, "units": config.winnow_units,
         }
     return rec
 

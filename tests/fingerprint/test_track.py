@@ -125,3 +125,12 @@ def test_real_novel_copies_found_and_other_chapters_not(corpus):
     matches = track(originals, pages)
     pairs = {(m.page, m.original) for m in matches}
     assert pairs == {(f"p{i}", f"c{i}") for i in range(40)}
+
+
+def test_character_units_miss_homophones_that_syllable_units_catch():
+    homo = THREE.replace("守", "手").replace("的", "地").replace("一", "衣").replace("了", "乐")
+    by_sound = judge(prepare("p", homo), prepare("o", THREE)).match.containment
+    chars = EngineConfig(winnow_units="characters")
+    by_char = judge(prepare("p", homo, chars), prepare("o", THREE, chars)).match.containment
+    assert by_sound > 0.95
+    assert by_char < by_sound - 0.2
