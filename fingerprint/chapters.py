@@ -270,8 +270,11 @@ def split_chapters(
     if len(units) > 1 and "卷" in units:
         chapters_c = [c for c in chapters_c if c.unit != "卷"] or chapters_c
 
+    if not chapters_c:
+        # Headings only (a bare table of contents) or chapters all shorter than min_body.
+        return [Chapter(None, "", 0, len(text), text, 0, "")]
     out: list[Chapter] = []
-    first = chapters_c[0].line_start if chapters_c else len(text)
+    first = chapters_c[0].line_start
     pre = text[:first]
     toc_lines = sum(_visible_len(text[c.line_start : c.line_end]) for c in cands if c.line_start < first)
     if _visible_len(pre) - toc_lines >= min_preamble:

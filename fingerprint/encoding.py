@@ -360,29 +360,34 @@ _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 
 def _wide_unicode(data: bytes, declared: str | None) -> tuple[str, str] | None:
     """UTF-16/32 without a BOM: labelled so from outside, or visibly so (NULs in every other byte)."""
-    candidates = []
+    candidates: list[tuple[str, bool]] = []  # (codec, found by sniffing rather than by a label)
     name = _codec_name(declared) if declared else ""
-    if name and name.startswith(("utf-16", "utf-32")):
-        candidates.append(name if name.endswith(("le", "be")) else name + "-le")
+    if name.startswith(("utf-16", "utf-32")):
+        candidates.append((name if name.endswith(("le", "be")) else name + "-le", False))
     if len(data) >= 4 and len(data) % 2 == 0 and b"\x00" in data[:_SAMPLE]:
         head = data[:_SAMPLE]
         even_nul, odd_nul = head[0::2].count(0), head[1::2].count(0)
         # ASCII characters put a NUL in the high byte, and hanzi such as U+4E00 one in the low
         # byte; real text never holds U+0000, so no aligned pair of NULs, and it must read right.
-        no_zero_unit = not any(head[i] == 0 == head[i + 1] for i in range(0, len(head) - 1, 2))
+        no_zero_unit = all(m.start() % 2 for m in _NUL_PAIR.finditer(head))
         if no_zero_unit and odd_nul > even_nul:
-            candidates.append("utf-16-le")
+            candidates.append(("utf-16-le", True))
         elif no_zero_unit and even_nul > odd_nul:
-            candidates.append("utf-16-be")
-    for codec in candidates:
+            candidates.append(("utf-16-be", True))
+    for codec, sniffed in candidates:
         try:
             text = data.decode(codec)
         except UnicodeDecodeError:
             continue
         sample = text[:_SAMPLE]
-        if "\x00" not in sample and _control_share(sample) <= _MAX_CONTROL_SHARE and _plausible(sample):
+        if "\x00" in sample or _control_share(sample) > _MAX_CONTROL_SHARE:
+            continue
+        if not sniffed or _plausible(sample):
             return text, codec
     return None
+
+
+_NUL_PAIR = re.compile(rb"(?=\x00\x00)")
 
 
 def _plausible(text: str) -> bool:
@@ -404,7 +409,7 @@ def _reject_binary(data: bytes) -> None:
             what = "binary data (it contains NUL bytes)"
         else:
             controls = len(data.translate(None, _NOT_CONTROL))  # delete all but control bytes
-            if controls > _MAX_CONTROL_SHARE * len(data):
+            if controls > max(_MAX_CONTROL_SHARE * len(data), 3):  # one stray byte is not binary
                 what = f"binary data ({controls * 100 / len(data):.1f}% control bytes)"
     if what:
         raise InputError(

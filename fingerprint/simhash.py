@@ -79,16 +79,18 @@ class Simhash:
             ) from None
 
 
+_bitwise_count = getattr(np, "bitwise_count", None)  # numpy >= 2.0
+
+
 def popcount(x: np.ndarray) -> np.ndarray:
     """Count the 1 bits of each unsigned integer (np.bitwise_count where numpy has it).
 
     >>> popcount(np.array([0b1011 ^ 0b0010], dtype=np.uint64)).tolist()  # 0b1001
     [2]
     """
-    x = np.asarray(x)
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x)
-    b = x.astype(np.uint64)[..., None].view(np.uint8)  # pragma: no cover - numpy < 2
+    if _bitwise_count is not None:
+        return _bitwise_count(x)
+    b = np.asarray(x, dtype=np.uint64)[..., None].view(np.uint8)  # pragma: no cover - numpy < 2
     return np.unpackbits(b, axis=-1).sum(axis=-1, dtype=np.uint8)  # pragma: no cover
 
 

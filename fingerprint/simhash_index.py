@@ -80,6 +80,7 @@ class _Table:
         self.dtype = np.uint16 if width <= 16 else np.uint32 if width <= 32 else np.uint64
         self.keys = np.empty(0, dtype=self.dtype)
         self.order = np.empty(0, dtype=np.int32)
+        self.offsets: np.ndarray | None = np.zeros((1 << 16) + 1, dtype=np.int64) if self.dtype == np.uint16 else None
         # Adjacent blocks are merged so a key usually costs one shift and one mask.
         merged: list[list[int]] = []
         for s, w in self.blocks:
@@ -97,11 +98,25 @@ class _Table:
             key = part if key is None else (key << w) | part
         return key.astype(self.dtype)
 
-    def key_scalar(self, value: int):
+    def key_scalar(self, value: int) -> int:
         key = 0
         for s, mask, w in self._scalar_parts:
             key = (key << w) | ((value >> s) & mask)
-        return self.dtype(key)
+        return key
+
+    def bucket(self, value: int) -> tuple[int, int]:
+        """[lo, hi) of the entries whose key equals the key of `value`."""
+        kq = self.key_scalar(value)
+        if self.offsets is not None:
+            return int(self.offsets[kq]), int(self.offsets[kq + 1])
+        kq = self.dtype(kq)  # a Python int would make numpy convert the whole key array
+        return int(self.keys.searchsorted(kq, "left")), int(self.keys.searchsorted(kq, "right"))
+
+    def _update_offsets(self) -> None:
+        # For keys of <= 16 bits, bucket starts (65,537 of them, 512 KiB) replace two binary searches.
+        if self.dtype == np.uint16:
+            self.offsets = np.zeros((1 << 16) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.keys, minlength=1 << 16), out=self.offsets[1:])
 
     def rebuild(self, values: np.ndarray) -> None:
         keys = self.key(values)
@@ -117,6 +132,7 @@ class _Table:
         order = np.argsort(keys, kind="stable")  # radix sort for 16-bit keys
         self.keys = keys[order]
         self.order = order.astype(_pos_dtype(n), copy=False)
+        self._update_offsets()
 
     def merge(self, values: np.ndarray, start: int) -> None:
         """Insert positions start.. of `values`; equal keys stay in position order."""
@@ -125,9 +141,10 @@ class _Table:
         at = np.searchsorted(self.keys, new[o], side="right")
         self.keys = np.insert(self.keys, at, new[o])
         self.order = np.insert(self.order.astype(_pos_dtype(values.shape[0]), copy=False), at, o + start)
+        self._update_offsets()
 
     def nbytes(self) -> int:
-        return self.keys.nbytes + self.order.nbytes
+        return self.keys.nbytes + self.order.nbytes + (self.offsets.nbytes if self.offsets is not None else 0)
 
 
 class _Ids:
@@ -282,38 +299,43 @@ class SimhashIndex:
             raise ParameterError(f"query {value!r} is not an unsigned {self.bits}-bit fingerprint")
         return int(value)
 
-    def query_positions(self, value) -> tuple[np.ndarray, np.ndarray]:
-        """Positions and distances of the stored fingerprints within k bits, sorted."""
+    def _pairs(self, value) -> list[tuple[int, int]]:
+        """Sorted (distance, position) of the stored fingerprints within k bits."""
         q = self._query_value(value)
         if self._n - self._indexed > self._pending_limit():
             self.flush()
+        qv = np.uint64(q)
         found = []
         for t in self._tables:
-            kq = t.key_scalar(q)
-            lo = t.keys.searchsorted(kq, "left")
-            hi = t.keys.searchsorted(kq, "right")
+            lo, hi = t.bucket(q)
             if hi > lo:
                 found.append(t.order[lo:hi])
-        if self._indexed < self._n:
-            found.append(np.arange(self._indexed, self._n, dtype=np.int64))
-        if not found:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-        pos = np.concatenate(found) if len(found) > 1 else found[0]
-        d = popcount(self._values[pos] ^ np.uint64(q))
-        keep = d <= self.k
-        pos, d = pos[keep], d[keep]
-        if pos.size <= 32:  # the usual case: a few hits, cheaper to sort in Python than in numpy
-            pairs = sorted(set(zip(d.tolist(), pos.tolist())))
-            return (np.array([p for _, p in pairs], dtype=np.int64), np.array([x for x, _ in pairs], dtype=np.int64))
-        pos, first = np.unique(pos, return_index=True)
-        d = d[first]
-        o = np.lexsort((pos, d))
-        return pos[o].astype(np.int64), d[o].astype(np.int64)
+        pairs: list[tuple[int, int]] = []
+        if found:
+            pos = np.concatenate(found) if len(found) > 1 else found[0]
+            d = popcount(self._values[pos] ^ qv)
+            keep = d <= self.k
+            # A fingerprint found by several tables appears once.
+            pairs = list(set(zip(d[keep].tolist(), pos[keep].tolist())))
+        if self._indexed < self._n:  # the pending tail: a plain scan of a short slice
+            d = popcount(self._values[self._indexed : self._n] ^ qv)
+            hit = np.flatnonzero(d <= self.k)
+            pairs.extend(zip(d[hit].tolist(), (hit + self._indexed).tolist()))
+        pairs.sort()
+        return pairs
+
+    def query_positions(self, value) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and distances of the stored fingerprints within k bits, sorted."""
+        pairs = self._pairs(value)
+        return (np.array([p for _, p in pairs], dtype=np.int64), np.array([d for d, _ in pairs], dtype=np.int64))
 
     def query(self, value: int | Simhash) -> list[tuple[object, int]]:
         """[(id, distance)] of every stored fingerprint within k bits, nearest first, ties by insertion."""
-        pos, d = self.query_positions(value)
-        return list(zip(self._ids.take(pos), d.tolist()))
+        pairs = self._pairs(value)
+        if not pairs:
+            return []
+        ids = self._ids.take(np.array([p for _, p in pairs], dtype=np.int64))
+        return [(i, d) for i, (d, _) in zip(ids, pairs)]
 
     def query_many(self, values) -> list[list[tuple[object, int]]]:
         """`query` for many fingerprints at once, vectorised over the queries."""

@@ -166,7 +166,7 @@ def _assign_keys(entries: list[_Entry]) -> None:
         lambda e: Path(e.shown).as_posix(),
     )
     pending = named
-    for i, level in enumerate(levels):
+    for level in levels:
         for e in pending:
             e.key = level(e)
         counts = Counter(e.key for e in named)

@@ -248,3 +248,29 @@ def test_split_chapters_feeds_sources(sim):
     srcs = [Source(f"n_{c.number:03d}", c.heading, c.body) for c in chs]
     pages = piracy.split(sim, srcs[1], "s")
     assert "".join(p.payload[0] for p in pages) == chs[1].body
+
+
+# ------------------------------------------------------------------ the benchmark driver
+
+
+def test_quality_without_corpus_is_a_clear_error(tmp_path, capsys):
+    from bench import quality
+
+    assert quality.main(["--corpus", str(tmp_path / "nowhere"), "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert "corpus is not at" in err and "--corpus" in err and "Traceback" not in err
+
+
+@pytest.mark.corpus
+def test_quality_ground_truth_on_the_corpus(corpus):
+    from bench import quality
+
+    nv = quality.load_novel(corpus / "zh_novels" / "sanguoyanyi.txt", "sanguoyanyi", True)
+    assert nv.registered == list(range(1, 61)) and nv.unregistered == list(range(61, 121))
+    alt = quality.alt_pages(corpus, {"sanguoyanyi": nv}, every=1)
+    sg = [p for p in alt if p.kind == "alt:sanguoyanyi_webstore"]
+    assert len(sg) == 120
+    assert [p.copies for p in sg[:2]] == [("sanguoyanyi_001",), ("sanguoyanyi_002",)]
+    assert all(p.copies == () for p in sg[60:])
+    # Works that are not registered give pages that must match nothing.
+    assert all(p.copies == () for p in alt if p.kind != "alt:sanguoyanyi_webstore")

@@ -143,8 +143,9 @@ def test_preamble_kept_only_when_long():
 def test_text_without_headings_and_empty_text():
     assert split_chapters("") == []
     assert split_chapters("  \n ") == []
-    chs = split_chapters("只是一段没有标题的文字。")
-    assert len(chs) == 1 and chs[0].number is None and chs[0].text == "只是一段没有标题的文字。"
+    for text in ["只是一段没有标题的文字。", "目录\n第一章 甲\n第二章 乙\n"]:
+        chs = split_chapters(text)
+        assert len(chs) == 1 and chs[0].number is None and chs[0].text == text
 
 
 def test_bad_input_is_a_clear_error():

@@ -156,13 +156,10 @@ def test_text_simhash_edge_cases():
 
 
 @pytest.mark.slow
-def test_whole_novel_speed_and_alt_edition_is_nearer(corpus):
+def test_whole_novel_alt_edition_is_nearer_than_another_novel(corpus):
     xiyouji = normalize((corpus / "zh_novels" / "xiyouji.txt").read_text("utf-8"))
     alt = normalize((corpus / "zh_novels_alt" / "xiyouji_xstt5_edition.txt").read_text("utf-8"))
     other = normalize((corpus / "zh_novels" / "hongloumeng.txt").read_text("utf-8"))
-    t0 = time.perf_counter()
     a = text_simhash(xiyouji)
-    elapsed = time.perf_counter() - t0
-    print(f"text_simhash on 西游记 ({len(xiyouji)} tokens): {elapsed * 1000:.0f} ms")
     assert a.distance(text_simhash(alt)) < a.distance(text_simhash(other))
     assert a.distance(text_simhash(alt)) <= 8
