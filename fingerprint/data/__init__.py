@@ -1,0 +1,1 @@
+"""Small data files shipped with the engine (the built-in stopword list)."""
