@@ -136,9 +136,17 @@ def make_site(rng: random.Random) -> dict[str, str]:
 class Simulator:
     """Makes pirated pages; all randomness comes from `seed` and the page key."""
 
-    def __init__(self, seed: int = 0, filler: list[str] | None = None):
+    def __init__(self, seed: int = 0, filler: list[str] | None = None, strength: float = 1.0):
+        """`strength` scales the rates of the disguises: the share of homophones (10%), of pinyin
+        (10%), of junk symbols (15%); and divides the excerpt share (10%)."""
+        if not 0.0 < strength <= 6.0:
+            raise ValueError(f"strength must be in (0, 6], got {strength}")
         self.seed = seed
         self.filler = [f for f in (filler or []) if f.strip()]
+        self.homophone_share = min(1.0, 0.10 * strength)
+        self.pinyin_share = min(1.0, 0.10 * strength)
+        self.junk_share = min(1.0, 0.15 * strength)
+        self.excerpt_share = 0.10 / strength
 
     def rng(self, key: str) -> random.Random:
         return random.Random(f"{self.seed}:{key}")
@@ -265,9 +273,11 @@ def merged(sim: Simulator, src: Source, key: str, nxt: Source) -> list[Page]:
     return [Page(key, "merged", text, copies, derived_from=used, payload=[src.body, nxt.body])]
 
 
-def excerpt(sim: Simulator, src: Source, key: str, share: float = 0.10) -> list[Page]:
-    """(d) A contiguous `share` of the chapter inside unrelated text of about the chapter's size."""
+def excerpt(sim: Simulator, src: Source, key: str, share: float | None = None) -> list[Page]:
+    """(d) A contiguous `share` of the chapter (default: the simulator's, 10%) inside unrelated
+    text of about the chapter's size."""
     rng = sim.rng(key)
+    share = sim.excerpt_share if share is None else share
     body = src.body
     size = max(1, int(len(body) * share))
     at = rng.randrange(0, max(1, len(body) - size))
@@ -298,7 +308,7 @@ def homophones(sim: Simulator, src: Source, key: str) -> list[Page]:
     """(e) About 10% of the characters replaced by a character of the same toneless pinyin."""
     rng = sim.rng(key)
     copies, used = _truth(src)
-    text = src.title + "\n\n" + substitute_homophones(src.body, rng)
+    text = src.title + "\n\n" + substitute_homophones(src.body, rng, sim.homophone_share)
     return [Page(key, "homophones", text, copies, derived_from=used, payload=[src.body])]
 
 
@@ -324,7 +334,7 @@ def junk(sim: Simulator, src: Source, key: str) -> list[Page]:
     """(g) A junk symbol after about 15% of the characters."""
     rng = sim.rng(key)
     copies, used = _truth(src)
-    text = src.title + "\n\n" + insert_junk(src.body, rng)
+    text = src.title + "\n\n" + insert_junk(src.body, rng, sim.junk_share)
     return [Page(key, "junk", text, copies, derived_from=used, payload=[src.body])]
 
 
@@ -343,7 +353,7 @@ def pinyin_words(sim: Simulator, src: Source, key: str) -> list[Page]:
     """(h) About 10% of the characters replaced by their toneless pinyin."""
     rng = sim.rng(key)
     copies, used = _truth(src)
-    text = src.title + "\n\n" + to_pinyin(src.body, rng)
+    text = src.title + "\n\n" + to_pinyin(src.body, rng, sim.pinyin_share)
     return [Page(key, "pinyin", text, copies, derived_from=used, payload=[src.body])]
 
 
@@ -414,7 +424,7 @@ def reordered(sim: Simulator, src: Source, key: str) -> list[Page]:
 def combined(sim: Simulator, src: Source, key: str) -> list[Page]:
     """(k) Homophones, then junk symbols, then site boilerplate."""
     rng = sim.rng(key)
-    body = insert_junk(substitute_homophones(src.body, rng), rng)
+    body = insert_junk(substitute_homophones(src.body, rng, sim.homophone_share), rng, sim.junk_share)
     copies, used = _truth(src)
     return [Page(key, "combined", _decorate(body, src.title, rng), copies, derived_from=used, payload=[src.body])]
 

@@ -199,6 +199,29 @@ def corpus_overlaps(pages: list[Page], sources: dict[str, Source], originals: li
     return out
 
 
+def explain_miss(page, original) -> str:
+    """Why fptrack missed a pair: was the original proposed as a candidate, and what did the
+    verification score? (Uses the engine directly; says so when its interface differs.)"""
+    try:
+        from fingerprint.engine import judge
+        from fingerprint.track import Tracker
+
+        tr = Tracker()
+        tr.add(original)
+        pp = tr.prepare(page)
+        channels = sorted(tr.candidates(pp).get(0, set()))
+        j = judge(pp, tr.originals[0], tr.config)
+        m = j.match
+        cfg = tr.config
+        return (f"candidate via: {', '.join(channels) or 'no channel'}; verification: containment "
+                f"{m.containment:.3f} (needs {cfg.min_containment}), page share {m.page_share:.3f} (or "
+                f"{cfg.min_page_share}), copied units {max((r.o_end - r.o_start) for r in j.runs) if j.runs else 0} "
+                f"in the longest run, is_copy {j.is_copy}; page units {pp.units}, original units "
+                f"{tr.originals[0].units}")
+    except Exception as e:  # diagnostics only: never fail the benchmark over them
+        return f"(no engine diagnostics: {type(e).__name__}: {e})"
+
+
 def write_docs(folder: Path, items: list[tuple[str, bytes, str]]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for key, data, ext in items:
@@ -234,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
         args.chapters_per_novel = min(args.chapters_per_novel, 2)
     if not 1 <= args.novels <= len(SIMPLIFIED):
         raise BenchError(f"--novels must be between 1 and {len(SIMPLIFIED)}, got {args.novels}")
+    if not 0.0 < args.strength <= 6.0:
+        raise BenchError(f"--strength must be in (0, 6], got {args.strength}")
     if args.chapters_per_novel < 1:
         raise BenchError("--chapters-per-novel must be at least 1")
 
@@ -244,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
     unreg_names = UNREGISTERED[:2] if args.quick else UNREGISTERED
     others = [load_novel(zh / f"{n}.txt", n, False) for n in unreg_names]
     registered = {nv.name: nv for nv in novels + [trad]}
-    sim = Simulator(args.seed, filler=[zh.joinpath(f"{n}.txt").read_text(encoding="utf-8") for n in unreg_names])
+    sim = Simulator(args.seed, strength=args.strength, filler=[zh.joinpath(f"{n}.txt").read_text(encoding="utf-8") for n in unreg_names])
 
     originals = [s for nv in novels + [trad] for s in nv.chapters.values() if s.registered]
     pages = make_pages(novels, trad, others, sim, args.chapters_per_novel, args.seed)
@@ -296,7 +321,9 @@ def run(args: argparse.Namespace) -> int:
     # ---------------------------------------------------------------- report
     print(f"fptrack quality benchmark — {_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}")
     print(f"machine: {machine()}")
-    print(f"corpus: {corpus}; seed {args.seed}; registered: {', '.join(nv.name for nv in novels)} "
+    print(f"corpus: {corpus}; seed {args.seed}; strength {args.strength:g} (homophones "
+          f"{sim.homophone_share:.0%}, pinyin {sim.pinyin_share:.0%}, junk {sim.junk_share:.0%}, "
+          f"excerpt {sim.excerpt_share:.1%}); registered: {', '.join(nv.name for nv in novels)} "
           f"(first halves) + {trad.name} (traditional, first half); {len(originals)} originals, "
           f"{len(page_docs)} pages ({sum(1 for p in pages if p.copies)} copies, "
           f"{sum(1 for p in pages if not p.copies)} hard negatives); baseline: exact {base.n}-gram "
@@ -380,10 +407,13 @@ def run(args: argparse.Namespace) -> int:
               "with the original in the corpus (shared 8-grams; found by fptrack / the baseline?)")
         for (pk, ok_), c in sorted(overlaps.items())[:10]:
             f_ = "yes" if any(m.page == pk and m.original == ok_ for m in matches) else "no"
-            b_ = "yes" if any(m.page == pk and m.original == ok_ for m in bl_matches) else "no"
+            b_ = "-" if args.no_baseline else (
+                "yes" if any(m.page == pk and m.original == ok_ for m in bl_matches) else "no")
             print(f"  {pk} -> {ok_}: {c} shared; fptrack {f_}, baseline {b_}")
 
     missed = sorted(expected - fp_pairs.keys())
+    page_by_key = {d.key: d for d in page_docs}
+    orig_by_key = {d.key: d for d in orig_docs}
     if missed:
         print("\nfptrack misses (up to 3 per transformation), with what it and the baseline saw:")
         per_kind: dict[str, int] = defaultdict(int)
@@ -397,8 +427,10 @@ def run(args: argparse.Namespace) -> int:
                 continue
             got = ", ".join(f"{m.original} [{m.verdict}] {score_line(m)}" for m in page_matches.get(pk, [])) or "nothing"
             b = bl_pairs.get((pk, ok_))
-            bl = f"baseline cont {b.containment:.3f} shared {b.shared}" if b else "baseline: no"
+            bl = (f"baseline cont {b.containment:.3f} shared {b.shared}" if b
+                  else "baseline: not run" if args.no_baseline else "baseline: no")
             print(f"  {pk} should copy {ok_}; fptrack found: {got}; {bl}")
+            print(f"      {explain_miss(page_by_key[pk], orig_by_key[ok_])}")
         print("  misses per transformation: " + ", ".join(f"{k} {v}" for k, v in per_kind.items()))
     return 0 if ok or not args.strict else 1
 
@@ -410,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="chapters per novel and transformation, for copies and for negatives (default 6)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--corpus", help="the corpus folder (default ../shared/corpus or $FPT_SHARED/corpus)")
+    ap.add_argument("--strength", type=float, default=1.0,
+                    help="scale the disguises: x homophone/pinyin/junk rates, / excerpt share (default 1)")
     ap.add_argument("--quick", action="store_true", help="small run for development (under a minute)")
     ap.add_argument("--keep", metavar="DIR", help="write the files to DIR and keep them")
     ap.add_argument("--no-baseline", action="store_true", help="skip the brute-force baseline")

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import math
 import random
 import sys
 import time
@@ -713,7 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--quick", action="store_true", help="10 chapters per novel, 1M fingerprints: under a minute")
     ap.add_argument("--repeat", type=int, default=3, help="runs per timing, the best is kept (default 3)")
     ap.add_argument("--budget", type=float, default=None,
-                    help="seconds after which an item gets no more runs (default 40, 3 with --quick)")
+                    help="seconds after which an item gets no more runs (default 40, 1.5 with --quick)")
     ap.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated subset of {','.join(SECTIONS)}")
     ap.add_argument("--sizes", default=None, help="fingerprint counts for section 4 (default 1000000,10000000)")
     ap.add_argument("--queries", type=int, default=None, help="queries for section 4 (default 1000; 200 with --quick)")
@@ -731,7 +730,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     queries = args.queries if args.queries is not None else (200 if args.quick else 1000)
     if queries < 1:
         raise BenchError(f"--queries must be at least 1, got {queries}")
-    budget = args.budget if args.budget is not None else (3.0 if args.quick else 40.0)
+    budget = args.budget if args.budget is not None else (1.5 if args.quick else 40.0)
 
     started = time.perf_counter()
     needs_text = any(s != "hamming" for s in sections)

@@ -52,6 +52,7 @@ class EngineConfig:
     min_copied: int = 60  # units copied in all, at least
     min_containment: float = 0.05  # share of the original found in the page
     min_page_share: float = 0.3  # or share of the page copied from the original
+    min_long_run: int = 150  # or one copied passage at least this long, whatever its share
 
     def __post_init__(self):
         if self.winnow_units not in ("syllables", "characters"):
@@ -155,9 +156,13 @@ def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfi
     scores = channel_scores(page, original)
     scores["winnow"] = containment
     scores["winnow_page"] = page_share
+    longest = max((r.o_end - r.o_start for r in runs), default=0)
+    scores["longest_run"] = longest
     copied = max(o_cov, p_cov)
     is_copy = copied >= config.min_copied and (
-        containment >= config.min_containment or page_share >= config.min_page_share
+        containment >= config.min_containment
+        or page_share >= config.min_page_share
+        or longest >= config.min_long_run
     )
     spans = []
     for r in runs:

@@ -274,3 +274,15 @@ def test_quality_ground_truth_on_the_corpus(corpus):
     assert all(p.copies == () for p in sg[60:])
     # Works that are not registered give pages that must match nothing.
     assert all(p.copies == () for p in alt if p.kind != "alt:sanguoyanyi_webstore")
+
+
+def test_strength_scales_the_disguises():
+    strong = Simulator(seed=7, filler=[FILLER], strength=3)
+    (p,) = piracy.homophones(strong, SRC, "k")
+    out = p.text[len(SRC.title) + 2 :]
+    n_cjk = len(CJK.findall(BODY))
+    assert sum(a != b for a, b in zip(BODY, out)) >= 0.25 * n_cjk
+    (e,) = piracy.excerpt(strong, SRC, "k")
+    assert abs(len(e.payload[0]) - len(BODY) / 30) <= 2
+    with pytest.raises(ValueError):
+        Simulator(strength=0)

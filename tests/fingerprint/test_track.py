@@ -99,7 +99,7 @@ def test_judge_is_stable_and_parameters_apply():
     p = prepare("p", NEWS + THREE[:200] + NEWS)
     j1, j2 = judge(p, o), judge(p, o)
     assert j1.match == j2.match and j1.is_copy
-    strict = EngineConfig(min_containment=0.5, min_page_share=0.9)
+    strict = EngineConfig(min_containment=0.5, min_page_share=0.9, min_long_run=1000)
     assert not judge(p, o, strict).is_copy
 
 
@@ -134,3 +134,13 @@ def test_character_units_miss_homophones_that_syllable_units_catch():
     by_char = judge(prepare("p", homo, chars), prepare("o", THREE, chars)).match.containment
     assert by_sound > 0.95
     assert by_char < by_sound - 0.2
+
+
+def test_a_long_verbatim_passage_counts_even_when_a_small_share_of_a_long_chapter():
+    o = prepare("o", THREE + TWO + ONE)  # ~2,100 units: the passage is under 10% of it
+    page = prepare("p", NEWS * 2 + THREE[100:300] + NEWS * 2)  # and under 10% of the page
+    base = EngineConfig(min_containment=0.1, min_page_share=0.5)
+    j = judge(page, o, base)
+    assert j.match.containment < 0.1 and j.match.page_share < 0.5
+    assert j.is_copy and j.match.scores["longest_run"] >= base.min_long_run
+    assert not judge(page, o, EngineConfig(min_containment=0.1, min_page_share=0.5, min_long_run=500)).is_copy
