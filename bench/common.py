@@ -140,6 +140,28 @@ def best_of(fn: Callable[[], Any], repeat: int = 3, *, budget: float | None = No
     return Timing(best=min(times), runs=len(times), times=times, result=result)
 
 
+def best_of_interleaved(fns: dict[str, Callable[[], Any]], repeat: int = 3, *,
+                        budget: float | None = None) -> dict[str, Timing]:
+    """`best_of` for several functions whose times are compared: their runs alternate
+    (a, b, c, a, b, c, ...), so a change in machine load affects them alike.
+
+    `budget` applies to each function on its own: one whose runs have taken that long
+    gets no more runs, the others go on.
+    """
+    if repeat < 1:
+        raise BenchError(f"repeat must be at least 1, got {repeat}")
+    out = {name: Timing(best=float("inf"), runs=0) for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            o = out[name]
+            if budget is not None and sum(o.times) >= budget:
+                continue
+            t = best_of(fn, 1)
+            o.times.append(t.best)
+            o.best, o.runs = min(o.best, t.best), o.runs + 1
+    return out
+
+
 def percentile(values: Sequence[float] | np.ndarray, q: float) -> float:
     """The q-th percentile (0..100) of `values`, nan for none."""
     a = np.asarray(values, dtype=np.float64)

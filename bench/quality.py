@@ -248,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
     corpus = corpus_path(args.corpus)
     try:
         from fingerprint.sources import read_documents
+        from fingerprint.engine import EngineConfig
         from fingerprint.track import track
     except ImportError as e:
         raise BenchError(f"fptrack is incomplete here ({e}); fingerprint.track and fingerprint.sources are needed")
@@ -294,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {len(missing)} pages were not read back, e.g. {sorted(missing)[:3]}", file=sys.stderr)
 
     t2 = time.perf_counter()
-    matches = track(orig_docs, page_docs)
+    matches = track(orig_docs, page_docs, EngineConfig(winnow_units=args.winnow_units))
     t_track = time.perf_counter() - t2
     ignore = set(args.ignore_verdicts.split(",")) if args.ignore_verdicts else set()
     fp_pairs = {(m.page, m.original): m for m in matches if m.verdict not in ignore}
@@ -450,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ignore-verdicts", default="different",
                     help="comma-separated verdicts not counted as a match (default: different)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when the targets are not met")
+    ap.add_argument("--winnow-units", choices=["syllables", "characters"], default="syllables",
+                    help="units of the winnowing channel (characters: to measure what syllables add)")
     args = ap.parse_args(argv)
     try:
         return run(args)

@@ -1,8 +1,9 @@
 """Speed benchmark: fptrack's fingerprints next to rensa, datasketch and simhash, on the same chapters.
 
-    .venv/bin/python bench/speed.py [--corpus PATH] [--quick] [--repeat N]
+    .venv/bin/python bench/speed.py [--corpus PATH] [--quick] [--repeat N] [--budget SECONDS]
                                     [--sections minhash,channels,simhash,hamming,tracker]
-                                    [--sizes 1000000,10000000] [--queries 1000] [--out DIR]
+                                    [--sizes 1000000,10000000] [--queries 1000]
+                                    [--out DIR] [--no-write]
 
 The chapters are the ten novels of zh_novels/ cut with fingerprint.chapters.split_chapters.
 Sections (one markdown table each, with the date and machine on top):
@@ -23,10 +24,12 @@ Sections (one markdown table each, with the date and machine on top):
              matched as pages.
 
 Every time is the best of --repeat runs (3 by default); an item whose runs exceed the time
-budget gets fewer runs, and the table says how many it got. --quick runs on 10 chapters per
-novel and 1M fingerprints in under a minute. The tables are printed and written to
-bench/out/speed-<date>.md. rensa, datasketch and simhash are optional (pip install -e
-'.[bench]'); rows for a missing one say so.
+budget (--budget, 40 s) gets fewer runs, and the table says how many it got. Implementations
+that are compared (section 1, and prepare() with rensa in section 2) run in alternation, so a
+change in the machine's load affects them alike. --quick runs on 10 chapters per novel and 1M
+fingerprints in under a minute. The tables are printed and written to bench/out/speed-<date>.md
+(--no-write: printed only). rensa, datasketch and simhash are optional extras
+(pip install -e '.[bench]'); the rows of a missing one say so.
 
 The corpus is --corpus PATH, else $FPT_SHARED/corpus, else ../shared/corpus.
 """
@@ -55,6 +58,7 @@ from bench.common import (  # noqa: E402
     Table,
     available_bytes,
     best_of,
+    best_of_interleaved,
     corpus_path,
     fmt_bytes,
     fmt_rate,
@@ -239,13 +243,13 @@ def bench_minhash(texts: list[str], repeat: int = 3, budget: float | None = None
         f"1. MinHash-{NUM_PERM} over character 3-grams, {n} chapters ({mb:.2f} MB UTF-8)",
         ["implementation", "timed", "runs", "seconds", "chapters/s", "MB/s", "vs rensa RMinHash", "J (near-dup pair)"],
     )
-    best: dict[str, float] = {}
-    runs: dict[str, int] = {}
-    for impl in impls:
-        inputs = impl.prep(texts)
-        t = best_of(lambda: impl.run(inputs), repeat, budget=budget)
-        best[impl.name], runs[impl.name] = t.best, t.runs
-        del inputs, t
+    inputs = {impl.name: impl.prep(texts) for impl in impls}
+    timings = best_of_interleaved(
+        {impl.name: (lambda impl=impl: impl.run(inputs[impl.name])) for impl in impls}, repeat, budget=budget
+    )
+    del inputs
+    best = {name: t.best for name, t in timings.items()}
+    runs = {name: t.runs for name, t in timings.items()}
     ref = best.get("rensa RMinHash")
     for impl in impls:
         s = best[impl.name]
@@ -310,19 +314,27 @@ def stage_times(texts: list[str], config: EngineConfig = EngineConfig()) -> dict
 
 
 def bench_channels(texts: list[str], repeat: int = 3, budget: float | None = None,
-                   rensa_seconds: float | None = None) -> Table:
-    """Section 2: prepare() on every text, and its stages."""
+                   compare_rensa: bool = True) -> Table:
+    """Section 2: prepare() on every text, and its stages.
+
+    prepare() and rensa RMinHash are timed in alternating runs, so that their ratio does not
+    depend on how busy the machine was during section 1.
+    """
     n, mb = len(texts), total_mb(texts)
     config = EngineConfig()
-    t = best_of(lambda: [prepare(str(i), s, config) for i, s in enumerate(texts)], repeat, budget=budget)
-    t.result = None
+    fns: dict[str, Callable[[], Any]] = {"prepare": lambda: [prepare(str(i), s, config) for i, s in enumerate(texts)]}
+    rensa_impl = None
+    if compare_rensa and has_module("rensa"):
+        rensa_impl = next(i for i in minhash_impls()[0] if i.name == "rensa RMinHash")
+        fns["rensa"] = lambda: rensa_impl.run(texts)
+    timings = best_of_interleaved(fns, repeat, budget=budget)
+    t = timings["prepare"]
     # Per stage: the smallest total over the instrumented passes.
     stages: dict[str, float] | None = None
     runs = 0
     spent = 0.0
     while runs < repeat:
-        gc.collect()
-        s = stage_times(texts, config)
+        s = best_of(lambda: stage_times(texts, config), 1).result  # gc off, as for prepare()
         runs += 1
         spent += sum(s.values())
         stages = s if stages is None else {k: min(stages[k], s[k]) for k in STAGES}
@@ -336,6 +348,11 @@ def bench_channels(texts: list[str], repeat: int = 3, budget: float | None = Non
     )
     cps, mbs = _rate_cells(t.best, n, mb)
     table.add("prepare() (all channels)", t.runs, fmt_seconds(t.best), "–", f"{1e3 * t.best / n:.2f}", cps, mbs)
+    if rensa_impl is not None:
+        r = timings["rensa"]
+        cps, mbs = _rate_cells(r.best, n, mb)
+        table.add("rensa RMinHash alone (runs alternating with prepare)", r.runs, fmt_seconds(r.best), "–",
+                  f"{1e3 * r.best / n:.2f}", cps, mbs)
     slowest = max(STAGES, key=stages.get)
     for name in STAGES:
         s = stages[name]
@@ -349,13 +366,15 @@ def bench_channels(texts: list[str], repeat: int = 3, budget: float | None = Non
         "8-gram hashes + winnowing.select; minhash = token 3-gram hashes + minhash (oph); simhash = "
         "text_simhash (token 2-grams, TF); initials = pinyin-initial window codes."
     )
-    if rensa_seconds:
-        ratio = t.best / rensa_seconds
+    if rensa_impl is not None:
+        ratio = t.best / timings["rensa"].best
         verdict = "met" if ratio <= 3 else "NOT met"
         table.notes.append(
-            f"prepare() takes {ratio:.2f}× the time of rensa RMinHash alone ({fmt_seconds(rensa_seconds)}) "
-            f"on the same chapters; target ≤ 3×: {verdict}."
+            f"prepare() (all channels) takes {ratio:.2f}× the time of rensa RMinHash alone on the same chapters; "
+            f"target ≤ 3×: {verdict}."
         )
+    else:
+        table.notes.append(f"rensa is {MISSING}: no ratio to rensa's MinHash.")
     return table
 
 
@@ -632,9 +651,9 @@ def bench_tracker(chapters: Sequence[ChapterText], repeat: int = 3, budget: floa
     tm = best_of(match_all, repeat, budget=budget)
     lat, results = tm.result
     found = sum(1 for d, ms in zip(pages, results) if d.key in expected and ms and ms[0].original == expected[d.key])
-    false_pairs = sum(
-        1 for d, ms in zip(pages, results) for m in ms if d.key not in expected or m.original != expected[d.key]
-    )
+    others = [
+        (d.key, m) for d, ms in zip(pages, results) for m in ms if d.key not in expected or m.original != expected[d.key]
+    ]
 
     # Where matching time goes: prepare, candidate lookup, verification (the same calls as Tracker.match).
     from fingerprint.engine import judge
@@ -642,6 +661,8 @@ def bench_tracker(chapters: Sequence[ChapterText], repeat: int = 3, budget: floa
     t_prep = t_cand = t_judge = 0.0
     n_cand = 0
     gc.collect()
+    gc_was = gc.isenabled()
+    gc.disable()  # as in the timed runs above
     for d in pages:
         t0 = time.perf_counter()
         p = tracker.prepare(d)
@@ -655,6 +676,8 @@ def bench_tracker(chapters: Sequence[ChapterText], repeat: int = 3, budget: floa
         t_cand += t2 - t1
         t_judge += t3 - t2
         n_cand += len(cands)
+    if gc_was:
+        gc.enable()
     t_sum = t_prep + t_cand + t_judge
 
     table = Table(
@@ -677,8 +700,14 @@ def bench_tracker(chapters: Sequence[ChapterText], repeat: int = 3, budget: floa
     )
     table.notes.append(
         f"Sanity: {found}/{len(first)} boilerplate pages have their own chapter as the first match; "
-        f"{false_pairs} other (page, original) matches; {n_cand / len(pages):.1f} candidates verified per page."
+        f"{len(others)} other (page, original) matches; {n_cand / len(pages):.1f} candidates verified per page."
     )
+    if others:
+        listed = "; ".join(
+            f"{page} → {m.original} ({m.verdict}, containment {m.containment:.2f}, page share {m.page_share:.2f})"
+            for page, m in others[:5]
+        )
+        table.notes.append(f"Other matches{' (first 5)' if len(others) > 5 else ''}: {listed}.")
     return table
 
 
@@ -765,17 +794,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(text + "\n", flush=True)
         parts.append(text)
 
-    rensa_best = None
     for section in sections:
         print(f"[{time.perf_counter() - started:.0f} s] running {section}…", file=sys.stderr, flush=True)
         if section == "minhash":
-            table, best = bench_minhash(texts, args.repeat, budget)
-            rensa_best = best.get("rensa RMinHash")
-            emit(table)
+            emit(bench_minhash(texts, args.repeat, budget)[0])
         elif section == "channels":
-            if rensa_best is None and has_module("rensa"):
-                rensa_best = bench_rensa_only(texts, args.repeat, budget)
-            emit(bench_channels(texts, args.repeat, budget, rensa_best))
+            emit(bench_channels(texts, args.repeat, budget))
         elif section == "simhash":
             emit(bench_simhash(texts, args.repeat, budget))
         elif section == "hamming":
@@ -789,13 +813,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = write_report("speed", "\n\n".join(parts), Path(args.out) if args.out else None)
         print(f"written to {path}", file=sys.stderr)
     return 0
-
-
-def bench_rensa_only(texts: list[str], repeat: int, budget: float | None) -> float:
-    """Best seconds of rensa RMinHash on the texts (for the channels ratio when section 1 is not run)."""
-    impls, _ = minhash_impls()
-    impl = next(i for i in impls if i.name == "rensa RMinHash")
-    return best_of(lambda: impl.run(texts), repeat, budget=budget).best
 
 
 if __name__ == "__main__":

@@ -8,12 +8,13 @@ evidence. `simtool` and the tracker both call these, with the same
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from .errors import ParameterError
-from .evidence import Run, align, covered
+from .evidence import Run, SortedHashes, align, covered
 from .hashing import kgram_hashes
 from .initials import InitialsFingerprint, InitialsParams
 from .initials import fingerprint as initials_fingerprint
@@ -86,6 +87,11 @@ class Prepared:
     initials: InitialsFingerprint
     meta: dict[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def sorted_kgrams(self) -> SortedHashes:
+        """The k-gram hashes sorted once, for verifying this text against many originals."""
+        return SortedHashes.of(self.kgrams)
+
     @property
     def units(self) -> int:
         return int(self.unit_start.shape[0])
@@ -146,7 +152,7 @@ def channel_scores(page: Prepared, original: Prepared) -> dict[str, float]:
 def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfig()) -> Judgement:
     """Decide whether `page` copies `original`, with scores and copied passages."""
     k = config.winnow.k
-    runs = align(original.kgrams, page.kgrams, k, min_run=config.min_run, max_gap=k)
+    runs = align(original.kgrams, page.sorted_kgrams, k, min_run=config.min_run, max_gap=k)
     o_cov = covered(runs, "original")
     p_cov = covered(runs, "page")
     containment = o_cov / original.units if original.units else 0.0

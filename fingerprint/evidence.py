@@ -23,15 +23,33 @@ class Run:
     p_end: int
 
 
-def align(original: np.ndarray, page: np.ndarray, k: int, *, min_run: int, max_gap: int) -> list[Run]:
+@dataclass(frozen=True)
+class SortedHashes:
+    """A page's k-gram hashes sorted once, reused for every original it is checked against."""
+
+    order: np.ndarray  # positions in hash order (stable: equal hashes by position)
+    hashes: np.ndarray  # the sorted hashes
+    has_repeats: bool
+
+    @classmethod
+    def of(cls, hashes: np.ndarray) -> SortedHashes:
+        order = np.argsort(hashes, kind="stable")
+        s = hashes[order]
+        return cls(order=order, hashes=s, has_repeats=bool(s.shape[0] > 1 and np.any(s[1:] == s[:-1])))
+
+
+def align(
+    original: np.ndarray, page: np.ndarray | SortedHashes, k: int, *, min_run: int, max_gap: int
+) -> list[Run]:
     """Copied runs, in original order, from the k-gram hashes at every position of both texts.
 
-    `original` and `page` are k-gram hash arrays (hash i covers units i .. i + k - 1).
+    `original` and `page` are k-gram hash arrays (hash i covers units i .. i + k - 1);
+    the page may come already sorted.
     """
-    if original.shape[0] == 0 or page.shape[0] == 0:
+    sp = page if isinstance(page, SortedHashes) else SortedHashes.of(page)
+    order, sorted_page = sp.order, sp.hashes
+    if original.shape[0] == 0 or sorted_page.shape[0] == 0:
         return []
-    order = np.argsort(page, kind="stable")
-    sorted_page = page[order]
     idx = np.searchsorted(sorted_page, original)
     idx_c = np.minimum(idx, sorted_page.shape[0] - 1)
     found = sorted_page[idx_c] == original
@@ -39,7 +57,8 @@ def align(original: np.ndarray, page: np.ndarray, k: int, *, min_run: int, max_g
     if oi.shape[0] == 0:
         return []
     pj = order[idx_c[found]]  # first occurrence in the page of each shared k-gram
-    pj = _follow_diagonals(oi, pj, sorted_page, order, original)
+    if sp.has_repeats:
+        pj = _follow_diagonals(oi, pj, idx_c[found], sorted_page, order, original)
     brk = np.ones(oi.shape[0], dtype=bool)
     brk[1:] = (np.diff(oi) != 1) | (np.diff(pj) != 1)
     starts = np.flatnonzero(brk)
@@ -51,11 +70,10 @@ def align(original: np.ndarray, page: np.ndarray, k: int, *, min_run: int, max_g
     return _join(runs, max_gap=max_gap, min_run=min_run)
 
 
-def _follow_diagonals(oi, pj, sorted_page, order, original):
+def _follow_diagonals(oi, pj, dup_left, sorted_page, order, original):
     """Where a k-gram occurs several times in the page, prefer the occurrence that
     continues the previous diagonal (j = previous j + 1), so repeated phrases do not
     cut a copied run in two."""
-    dup_left = np.searchsorted(sorted_page, original[oi], side="left")
     dup_right = np.searchsorted(sorted_page, original[oi], side="right")
     multi = np.flatnonzero(dup_right - dup_left > 1)
     if multi.shape[0] == 0:

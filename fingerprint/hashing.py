@@ -86,3 +86,15 @@ def kgram_hashes(units: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
             acc *= _KGRAM_BASE
             acc += mixed[j : j + n]
     return mix64(acc)
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct uint64 values (sort and compare neighbours; numpy's hash-based
+    np.unique is several times slower on uint64)."""
+    x = np.sort(np.asarray(values, dtype=np.uint64))
+    if x.shape[0] < 2:
+        return x
+    keep = np.empty(x.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]

@@ -81,14 +81,11 @@ def fingerprint(initials: np.ndarray, params: InitialsParams = InitialsParams())
     if n < m:
         return InitialsFingerprint(np.empty(0, np.uint64), np.empty(0, np.int64), params)
     anchors = select(kgram_hashes(letters, ANCHOR_K, params.seed)[: n - m + 1], m - 1)
-    # Count of letter l in [a, a + m): positions of l below a + m minus those below a.
-    counts = np.zeros((anchors.shape[0], 26), dtype=np.int64)
-    order = np.argsort(letters, kind="stable")
-    bounds = np.searchsorted(letters[order], np.arange(27))
-    for l in range(26):
-        pos_l = order[bounds[l] : bounds[l + 1]]
-        if pos_l.shape[0]:
-            counts[:, l] = np.searchsorted(pos_l, anchors + m) - np.searchsorted(pos_l, anchors)
+    # Letter counts of every window in one bincount over (window, letter) cells.
+    a = anchors.shape[0]
+    win = letters[anchors[:, None] + np.arange(m)]
+    cells = (np.arange(a)[:, None] * 26 + win).ravel()
+    counts = np.bincount(cells, minlength=a * 26).reshape(a, 26)
     return InitialsFingerprint(codes=profile_codes(counts, params), positions=where[anchors], params=params)
 
 

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from .errors import IncompatibleFingerprints, ParameterError
-from .hashing import mix64
+from .hashing import distinct, mix64
 
 EMPTY = np.uint32(0xFFFFFFFF)
 METHODS = ("oph", "permutations")
@@ -107,7 +107,7 @@ def _oph(h: np.ndarray, p: MinHashParams) -> MinHash:
     # Bin = high 32 bits scaled to [0, k) (no modulo bias); value = low 32 bits.
     # key = bin << 32 | value, so sorting keys sorts by bin, then value.
     bins = ((x >> _U64(32)) * _U64(k)) >> _U64(32)
-    keys = _sorted_unique((bins << _U64(32)) | (x & _U64(0xFFFFFFFF)))
+    keys = distinct((bins << _U64(32)) | (x & _U64(0xFFFFFFFF)))
     first = np.searchsorted(keys, np.arange(k, dtype=_U64) << _U64(32))
     present = first < keys.shape[0]
     got = np.where(present, keys[np.minimum(first, keys.shape[0] - 1)], _U64(0))
@@ -116,17 +116,6 @@ def _oph(h: np.ndarray, p: MinHashParams) -> MinHash:
     if not present.all():
         values = _densify(values, present, p)
     return MinHash(values=values, size=int(keys.shape[0]), params=p)
-
-
-def _sorted_unique(x: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (np.unique's hash path is several times slower on uint64)."""
-    x = np.sort(x)
-    if x.shape[0] < 2:
-        return x
-    keep = np.empty(x.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(x[1:], x[:-1], out=keep[1:])
-    return x[keep]
 
 
 def _densify(values: np.ndarray, present: np.ndarray, p: MinHashParams) -> np.ndarray:
@@ -149,7 +138,7 @@ def _densify(values: np.ndarray, present: np.ndarray, p: MinHashParams) -> np.nd
 
 def _permutations(h: np.ndarray, p: MinHashParams) -> MinHash:
     a, b = _perm_coeffs(p.num_perm, p.seed)
-    u = _sorted_unique(h)
+    u = distinct(h)
     out = np.full(p.num_perm, np.iinfo(np.uint64).max, dtype=_U64)
     step = max(1, 1_000_000 // p.num_perm)
     with np.errstate(over="ignore"):

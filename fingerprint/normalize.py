@@ -204,10 +204,7 @@ def normalize(text: str, *, remove_ads: bool = True) -> NormalizedText:
     pos = np.flatnonzero(kind != DROP)
     keep = np.ones(pos.shape[0], dtype=bool)
     if remove_ads and pos.shape[0]:
-        with_punct = _decode(canon[pos])
-        for m in _URL_RE.finditer(with_punct):
-            keep[m.start() : m.end()] = False
-            removed.append((int(pos[m.start()]), int(pos[m.end() - 1]) + 1, "url"))
+        _drop_urls(pos, canon, kind, keep, removed)
     pos = pos[keep & (kind[pos] != PUNCT)]
 
     # 2. Watermark phrases and ad lines, on the canonical text with its line breaks.
@@ -230,6 +227,21 @@ def normalize(text: str, *, remove_ads: bool = True) -> NormalizedText:
         words=words,
         removed=removed,
     )
+
+
+def _drop_urls(pos: np.ndarray, canon: np.ndarray, kind: np.ndarray, keep: np.ndarray, removed: list) -> None:
+    """Drop URLs. A URL cannot cross a CJK character, so the pattern runs only on
+    runs of Latin letters, digits and URL punctuation (few and short in Chinese text)."""
+    k = kind[pos]
+    latin = (k == LATIN) | (k == DIGIT) | (k == PUNCT)
+    edges = np.diff(np.concatenate(([0], latin.view(np.int8), [0])))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    long_runs = (ends - starts) >= 4
+    for a, b in zip(starts[long_runs].tolist(), ends[long_runs].tolist()):
+        for m in _URL_RE.finditer(_decode(canon[pos[a:b]])):
+            s, e = a + m.start(), a + m.end()
+            keep[s:e] = False
+            removed.append((int(pos[s]), int(pos[e - 1]) + 1, "url"))
 
 
 def _drop_ads(pos: np.ndarray, canon: np.ndarray, kind: np.ndarray, removed: list) -> np.ndarray:

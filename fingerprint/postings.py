@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .hashing import distinct
+
 
 class Postings:
     """hash -> documents that contain it (each document counted once per hash)."""
@@ -20,7 +22,7 @@ class Postings:
 
     def add(self, doc: int, hashes: np.ndarray) -> None:
         """Post the distinct `hashes` under document number `doc`."""
-        h = np.unique(np.asarray(hashes, dtype=np.uint64))
+        h = distinct(hashes)
         if h.shape[0]:
             self._pending.append((h, np.full(h.shape[0], doc, dtype=np.int64)))
 
@@ -58,7 +60,7 @@ class Postings:
         chapters) are ignored.
         """
         self._merge()
-        h = np.unique(np.asarray(hashes, dtype=np.uint64))
+        h = distinct(hashes)
         lo = np.searchsorted(self._hashes, h, side="left")
         hi = np.searchsorted(self._hashes, h, side="right")
         n = hi - lo

@@ -31,7 +31,6 @@ from .errors import IncompatibleFingerprints, InputError, ParameterError
 from .hashing import kgram_hashes, mix64, sdbm
 
 MIN_BITS, MAX_BITS = 16, 128
-_CHUNK = 1 << 14  # rows of the unpacked bit matrix per step: 1 MB of uint8, 8 MB as float64
 
 
 @dataclass(frozen=True)
@@ -120,15 +119,21 @@ def _check_bits(bits: int) -> None:
         raise ParameterError(f"bits must be an integer between {MIN_BITS} and {MAX_BITS}, got {bits!r}; 64 is usual")
 
 
+# Row v: the 8 bits of byte value v, lowest first.
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float64)
+
+
 def _bit_totals(hashes: np.ndarray, weights: np.ndarray, nbits: int) -> np.ndarray:
-    """For each bit j < nbits: sum of weights where hash bit j is 1, minus the sum where it is 0."""
+    """For each bit j < nbits: sum of weights where hash bit j is 1, minus the sum where it is 0.
+
+    Per byte b of the hashes, the weight falling on each of the 256 byte values
+    (one bincount) times the byte's bit table gives the weight on its 8 bits.
+    Example: weights (2, 1) on bytes 0b01, 0b11 -> bit 0 gets 3, bit 1 gets 1.
+    """
     h = np.ascontiguousarray(hashes, dtype="<u8")
     w = np.asarray(weights, dtype=np.float64)
-    ones = np.zeros(64, dtype=np.float64)
-    for lo in range(0, h.shape[0], _CHUNK):
-        hb = h[lo : lo + _CHUNK].view(np.uint8).reshape(-1, 8)
-        m = np.unpackbits(hb, axis=1, bitorder="little")  # column j = bit j
-        ones += w[lo : lo + _CHUNK] @ m.astype(np.float64)
+    hb = h.view(np.uint8).reshape(-1, 8)
+    ones = np.concatenate([np.bincount(hb[:, b], weights=w, minlength=256) @ _BYTE_BITS for b in range(8)])
     return (2.0 * ones - w.sum())[:nbits]
 
 

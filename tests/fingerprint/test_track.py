@@ -144,3 +144,16 @@ def test_a_long_verbatim_passage_counts_even_when_a_small_share_of_a_long_chapte
     assert j.match.containment < 0.1 and j.match.page_share < 0.5
     assert j.is_copy and j.match.scores["longest_run"] >= base.min_long_run
     assert not judge(page, o, EngineConfig(min_containment=0.1, min_page_share=0.5, min_long_run=500)).is_copy
+
+
+def test_repeated_phrases_in_the_page_do_not_cut_a_copied_run():
+    from fingerprint.evidence import align
+    from fingerprint.hashing import kgram_hashes
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    orig = rng.integers(0, 400, 300).astype(np.uint64)
+    phrase = orig[100:112]
+    page = np.concatenate([phrase, rng.integers(400, 800, 50).astype(np.uint64), orig, phrase])
+    runs = align(kgram_hashes(orig, 8), kgram_hashes(page, 8), 8, min_run=20, max_gap=8)
+    assert [(r.o_start, r.o_end, r.p_start, r.p_end) for r in runs] == [(0, 300, 62, 362)]
