@@ -37,6 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.baseline import Baseline  # noqa: E402
+from bench.common import BenchError, corpus_path, cpu_model  # noqa: E402
 from bench.piracy import TRANSFORMS, Page, Simulator, Source, simplified  # noqa: E402
 from fingerprint.chapters import split_chapters  # noqa: E402
 
@@ -53,25 +54,6 @@ ALT_EDITIONS = {
 }
 TARGET_RECALL = 0.98
 TARGET_PRECISION = 0.99
-
-
-class BenchError(Exception):
-    """A problem the user can fix (missing corpus, missing module); printed without a traceback."""
-
-
-def corpus_path(arg: str | None) -> Path:
-    if arg:
-        p = Path(arg)
-    elif os.environ.get("FPT_SHARED"):
-        p = Path(os.environ["FPT_SHARED"]) / "corpus"
-    else:
-        p = ROOT.parent / "shared" / "corpus"
-    if not (p / "zh_novels").is_dir():
-        raise BenchError(
-            f"the shared corpus is not at {p} (no zh_novels/ folder there); "
-            "check out ../shared, set FPT_SHARED=/path/to/shared, or pass --corpus /path/to/corpus"
-        )
-    return p
 
 
 @dataclass
@@ -229,15 +211,7 @@ def write_docs(folder: Path, items: list[tuple[str, bytes, str]]) -> None:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.platform()}; {cpu}; {os.cpu_count()} CPUs; Python {platform.python_version()}"
+    return f"{platform.platform()}; {cpu_model()}; {os.cpu_count()} CPUs; Python {platform.python_version()}"
 
 
 def fmt(x: float | None) -> str:
@@ -246,12 +220,9 @@ def fmt(x: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     corpus = corpus_path(args.corpus)
-    try:
-        from fingerprint.sources import read_documents
-        from fingerprint.engine import EngineConfig
-        from fingerprint.track import track
-    except ImportError as e:
-        raise BenchError(f"fptrack is incomplete here ({e}); fingerprint.track and fingerprint.sources are needed")
+    from fingerprint.engine import EngineConfig
+    from fingerprint.sources import read_documents
+    from fingerprint.track import track
 
     if args.quick:
         args.novels = min(args.novels, 2)

@@ -24,10 +24,12 @@ COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_sha
               show_default=True, help="...or least share of the page that must come from the original.")
 @click.option("--min-copied", type=click.IntRange(1), default=EngineConfig.min_copied, show_default=True,
               help="Least number of copied characters (syllables) for any verdict of copy.")
+@click.option("--min-long-run", type=click.IntRange(1), default=EngineConfig.min_long_run, show_default=True,
+              help="...or one copied passage at least this long (characters/syllables), whatever its share.")
 @click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason.")
 @quiet_option
 @friendly_errors
-def command(originals, pages, fmt, min_containment, min_page_share, min_copied, verbose, quiet):
+def command(originals, pages, fmt, min_containment, min_page_share, min_copied, min_long_run, verbose, quiet):
     """Find the pages that copy registered originals, with scores and evidence.
 
     ORIGINALS holds the registered texts: a folder with one chapter per file,
@@ -47,7 +49,8 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
       simtool track chapters.jsonl crawl/ --format jsonl > matches.jsonl
     """
     t0 = time.perf_counter()
-    config = EngineConfig(min_containment=min_containment, min_page_share=min_page_share, min_copied=min_copied)
+    config = EngineConfig(min_containment=min_containment, min_page_share=min_page_share, min_copied=min_copied,
+                          min_long_run=min_long_run)
     tracker = Tracker(config)
     for doc in progress(load([originals], what="originals", quiet=quiet, verbose=verbose),
                         quiet=quiet, desc="indexing originals"):

@@ -128,3 +128,11 @@ def test_same_text_gives_same_fingerprints_across_runs(run):
     a = run("fingerprint", CHAPTER3, "-q").stdout
     b = run("fingerprint", CHAPTER3, "-q").stdout
     assert a == b
+
+
+def test_track_thresholds_change_what_counts(run):
+    loose = run("track", SAMPLES / "originals", SAMPLES / "pages" / "blog-excerpt.txt", "-q").stdout
+    assert "blog-excerpt" in loose
+    strict = run("track", SAMPLES / "originals", SAMPLES / "pages" / "blog-excerpt.txt", "-q",
+                 "--min-containment", "0.5", "--min-page-share", "0.5", "--min-long-run", "1000").stdout
+    assert strict == ""
