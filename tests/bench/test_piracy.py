@@ -258,7 +258,7 @@ def test_quality_without_corpus_is_a_clear_error(tmp_path, capsys):
 
     assert quality.main(["--corpus", str(tmp_path / "nowhere"), "--quick"]) == 2
     err = capsys.readouterr().err
-    assert "corpus is not at" in err and "--corpus" in err and "Traceback" not in err
+    assert "corpus was not found" in err and "nowhere" in err and "--corpus" in err and "Traceback" not in err
 
 
 @pytest.mark.corpus
