@@ -44,10 +44,6 @@ class EngineConfig:
     simhash_ngram: int = 2
     simhash_distance: int = 3  # near-duplicate when Hamming distance <= this
     initials: InitialsParams = InitialsParams()
-    # candidates: an original sharing at least this many winnowed hashes is verified
-    min_hits: int = 2
-    # hashes posted by more originals than this are stock phrases, not evidence of copying
-    max_df: int = 64
     # verdict
     min_run: int = 20  # units: shorter shared runs are stock phrases
     min_copied: int = 60  # units copied in all, at least

@@ -1,10 +1,13 @@
 """Find which registered originals each page copies.
 
-Originals are indexed four ways: winnowed sound k-grams and pinyin-initial
-window codes (both find excerpts, split and merged chapters), Simhash tables
-(near-duplicates of the whole text) and MinHash LSH bands (similar sets of
-n-grams). A page is verified only against the originals these indexes
-propose, never against every original.
+Originals are indexed four ways (see `fingerprint.index`): winnowed syllable
+k-grams and pinyin-initial window codes (both find excerpts, split and merged
+chapters), Simhash tables (near-duplicates of the whole text) and MinHash LSH
+bands (similar sets of n-grams). A page is verified only against the
+originals the index proposes, never against every original.
+
+`Tracker` works with any `CandidateIndex`: the in-memory one here, or the
+tracker's Redis index; it keeps the prepared originals it verifies against.
 """
 from __future__ import annotations
 
@@ -13,10 +16,8 @@ from dataclasses import dataclass, field
 
 from .engine import EngineConfig, Prepared, judge, prepare
 from .errors import InputError
-from .lsh import LSHParams, MinHashLSH
+from .index import CandidateIndex, IndexParams, MemoryIndex, index_keys
 from .models import Document, Match
-from .postings import Postings
-from .simhash_index import SimhashIndex
 
 
 @dataclass
@@ -29,22 +30,21 @@ class TrackStats:
 
 
 class Tracker:
-    """An in-memory registry of originals that pages are matched against."""
+    """Registered originals, an index over them, and the matching of pages."""
 
-    def __init__(self, config: EngineConfig = EngineConfig()):
+    def __init__(self, config: EngineConfig = EngineConfig(), index: CandidateIndex | None = None,
+                 params: IndexParams | None = None):
         self.config = config
-        self.originals: list[Prepared] = []
+        self.index = index if index is not None else MemoryIndex(config, params or IndexParams())
+        self.originals: dict[int, Prepared] = {}
         self._by_key: dict[str, int] = {}
-        self._winnow = Postings()
-        self._initials = Postings()
-        self._simhash = SimhashIndex(bits=config.simhash_bits, k=config.simhash_distance)
-        self._lsh = MinHashLSH(LSHParams(config.lsh_threshold, config.minhash))
+        self._next = 0
         self.stats = TrackStats()
 
     def prepare(self, doc: Document) -> Prepared:
         return prepare(doc.key, doc.text, self.config, doc.meta)
 
-    def add(self, doc: Document | Prepared) -> Prepared | None:
+    def add(self, doc: Document | Prepared, number: int | None = None) -> Prepared | None:
         """Register an original; returns None (and counts it) when no text is left to index."""
         p = doc if isinstance(doc, Prepared) else self.prepare(doc)
         if p.key in self._by_key:
@@ -52,33 +52,18 @@ class Tracker:
         if p.units == 0:
             self.stats.empty.append(p.key)
             return None
-        i = len(self.originals)
-        self.originals.append(p)
+        i = self._next if number is None else number
+        self._next = max(self._next, i + 1)
+        self.originals[i] = p
         self._by_key[p.key] = i
-        self._winnow.add(i, p.winnowed.hashes)
-        self._initials.add(i, p.initials.codes)
-        if p.simhash.bits <= 64:
-            self._simhash.add(i, p.simhash.value)
-        self._lsh.insert(i, p.minhash)
+        self.index.add(i, index_keys(p, self.config, self.index.params))
         self.stats.originals += 1
         return p
 
     def candidates(self, page: Prepared) -> dict[int, set[str]]:
         """Originals worth verifying, with the channels that proposed each."""
-        out: dict[int, set[str]] = {}
-        cfg = self.config
-        docs, hits = self._winnow.hits(page.winnowed.hashes, max_df=cfg.max_df)
-        for d in docs[hits >= cfg.min_hits].tolist():
-            out.setdefault(d, set()).add("winnow")
-        docs, hits = self._initials.hits(page.initials.codes, max_df=cfg.max_df)
-        for d in docs[hits >= cfg.min_hits].tolist():
-            out.setdefault(d, set()).add("pinyin")
-        if page.simhash.bits <= 64 and page.units:
-            for d, _dist in self._simhash.query(page.simhash.value):
-                out.setdefault(d, set()).add("simhash")
-        for d in self._lsh.query(page.minhash):
-            out.setdefault(d, set()).add("minhash")
-        return out
+        found = self.index.candidates(index_keys(page, self.config, self.index.params))
+        return {d: ch for d, ch in found.items() if d in self.originals}
 
     def match(self, page: Document | Prepared) -> list[Match]:
         """The originals a page copies, most contained first."""

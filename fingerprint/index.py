@@ -1,0 +1,177 @@
+"""The candidate index: what is indexed per original, the interface, and the in-memory backend.
+
+`IndexKeys` are the small parts of an original's fingerprints that go into an
+index: a sample of its winnowed syllable hashes, a sample of its pinyin-window
+codes, its Simhash, and its MinHash LSH band keys. Any backend (this module's
+`MemoryIndex`, the tracker's Redis index) stores them and answers the same
+question: which originals should this page be verified against, and which
+channels proposed each?
+
+Sampling keeps an index small: a winnowed hash is posted only when
+mix64(hash) % sample == 0, so a chapter of 6,000 syllables posts about 40 of its
+1,300 winnowed hashes, and a copied passage of 600 syllables still shares
+about 4 of them with the page. The page's keys are sampled the same way.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from .engine import EngineConfig, Prepared
+from .hashing import distinct, mix64
+from .lsh import LSHParams, band_keys
+from .postings import Postings
+from .simhash import hamming
+from .simhash_index import SimhashIndex
+
+_U64 = np.uint64
+
+
+@dataclass(frozen=True)
+class IndexParams:
+    """How originals are indexed (stored with the index; pages are sampled alike)."""
+
+    winnow_sample: int = 1  # post 1 in this many winnowed hashes (1 = all)
+    pinyin_sample: int = 1  # post 1 in this many pinyin-window codes
+    min_hits: int = 2  # shared sampled hashes (per channel) that make a candidate
+    max_df: int = 64  # hashes posted by more originals than this are ignored
+
+
+@dataclass
+class IndexKeys:
+    """What an index holds for one original (or asks for one page)."""
+
+    winnow: np.ndarray  # uint64, distinct, sampled
+    pinyin: np.ndarray  # uint64, distinct, sampled
+    simhash: int  # 64-bit value (0 with bits == 0 when the Simhash is wider than 64 bits)
+    simhash_bits: int
+    bands: np.ndarray  # uint64 LSH band keys, one per band
+    empty: bool = False  # no text: nothing to index or look up
+
+    def __post_init__(self):
+        self.winnow = np.asarray(self.winnow, dtype=_U64)
+        self.pinyin = np.asarray(self.pinyin, dtype=_U64)
+        self.bands = np.asarray(self.bands, dtype=_U64)
+
+
+def sample(values: np.ndarray, n: int) -> np.ndarray:
+    """Distinct values kept by sampling 1 in n by a scrambled copy of each value
+    (pinyin codes are packed digits, so the raw value modulo n would not be random)."""
+    v = distinct(values)
+    return v if n <= 1 else v[mix64(v) % _U64(n) == 0]
+
+
+def index_keys(p: Prepared, config: EngineConfig, params: IndexParams) -> IndexKeys:
+    """The keys of a prepared text under `config` and `params`."""
+    b, r = LSHParams(config.lsh_threshold, config.minhash).bands_rows
+    sim_ok = p.simhash.bits <= 64
+    return IndexKeys(
+        winnow=sample(p.winnowed.hashes, params.winnow_sample),
+        pinyin=sample(p.initials.codes, params.pinyin_sample),
+        simhash=p.simhash.value if sim_ok else 0,
+        simhash_bits=p.simhash.bits if sim_ok else 0,
+        bands=band_keys(p.minhash, b, r) if p.minhash.size else np.empty(0, dtype=_U64),
+        empty=p.units == 0,
+    )
+
+
+class CandidateIndex(Protocol):
+    """A store of originals' IndexKeys that proposes candidates for a page."""
+
+    params: IndexParams
+
+    def add(self, doc: int, keys: IndexKeys) -> None:
+        """Index original number `doc` (replacing what it had)."""
+
+    def add_many(self, items: Iterable[tuple[int, IndexKeys]]) -> None:
+        """Index many originals at once (backends batch the writes)."""
+
+    def remove(self, doc: int) -> None:
+        """Forget original number `doc`."""
+
+    def candidates(self, keys: IndexKeys) -> dict[int, set[str]]:
+        """Originals to verify for a page, with the channels ("winnow", "pinyin",
+        "simhash", "minhash") that proposed each."""
+
+    def clear(self) -> None:
+        """Forget everything."""
+
+    def __len__(self) -> int:
+        """How many originals are indexed."""
+
+
+class MemoryIndex:
+    """The in-process backend: numpy postings, permuted Simhash tables, LSH buckets."""
+
+    def __init__(self, config: EngineConfig = EngineConfig(), params: IndexParams = IndexParams()):
+        self.config = config
+        self.params = params
+        self.clear()
+
+    def clear(self) -> None:
+        self._winnow = Postings()
+        self._pinyin = Postings()
+        self._simhash = SimhashIndex(bits=self.config.simhash_bits if self.config.simhash_bits <= 64 else 64,
+                                     k=self.config.simhash_distance)
+        self._simhash_of: dict[int, int] = {}  # current value; the tables keep old ones
+        self._bands: dict[int, set[int]] = {}
+        self._doc_bands: dict[int, np.ndarray] = {}
+        self._docs: set[int] = set()
+
+    def add(self, doc: int, keys: IndexKeys) -> None:
+        if doc in self._docs:
+            self.remove(doc)
+        if keys.empty:
+            return
+        self._docs.add(doc)
+        self._winnow.add(doc, keys.winnow)
+        self._pinyin.add(doc, keys.pinyin)
+        if keys.simhash_bits:
+            self._simhash.add(doc, keys.simhash)
+            self._simhash_of[doc] = keys.simhash
+        self._doc_bands[doc] = keys.bands
+        for k in keys.bands.tolist():
+            self._bands.setdefault(k, set()).add(doc)
+
+    def add_many(self, items: Iterable[tuple[int, IndexKeys]]) -> None:
+        for doc, keys in items:
+            self.add(doc, keys)
+
+    def remove(self, doc: int) -> None:
+        if doc not in self._docs:
+            return
+        self._docs.discard(doc)
+        self._simhash_of.pop(doc, None)
+        self._winnow.remove(doc)
+        self._pinyin.remove(doc)
+        for k in self._doc_bands.pop(doc, np.empty(0, dtype=_U64)).tolist():
+            bucket = self._bands.get(k)
+            if bucket is not None:
+                bucket.discard(doc)
+                if not bucket:
+                    del self._bands[k]
+
+    def candidates(self, keys: IndexKeys) -> dict[int, set[str]]:
+        out: dict[int, set[str]] = {}
+        if keys.empty:
+            return out
+        p = self.params
+        for channel, postings, hashes in (("winnow", self._winnow, keys.winnow), ("pinyin", self._pinyin, keys.pinyin)):
+            docs, hits = postings.hits(hashes, max_df=p.max_df)
+            for d in docs[hits >= p.min_hits].tolist():
+                out.setdefault(d, set()).add(channel)
+        if keys.simhash_bits and len(self._simhash):
+            for d, dist in self._simhash.query(keys.simhash):
+                # an old value of a re-added or removed original no longer counts
+                if self._simhash_of.get(d) is not None and hamming(self._simhash_of[d], keys.simhash) == dist:
+                    out.setdefault(d, set()).add("simhash")
+        for k in keys.bands.tolist():
+            for d in self._bands.get(k, ()):
+                out.setdefault(d, set()).add("minhash")
+        return out
+
+    def __len__(self) -> int:
+        return len(self._docs)
