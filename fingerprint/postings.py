@@ -18,7 +18,6 @@ class Postings:
         self._hashes = np.empty(0, dtype=np.uint64)
         self._docs = np.empty(0, dtype=np.int64)
         self._pending: list[tuple[np.ndarray, np.ndarray]] = []
-        self._removed: set[int] = set()
 
     def add(self, doc: int, hashes: np.ndarray) -> None:
         """Post the distinct `hashes` under document number `doc`."""
@@ -27,18 +26,16 @@ class Postings:
             self._pending.append((h, np.full(h.shape[0], doc, dtype=np.int64)))
 
     def remove(self, doc: int) -> None:
-        """Forget a document (its postings are dropped on the next merge)."""
-        self._removed.add(doc)
+        """Forget a document now (so adding it again afterwards keeps the new postings)."""
+        self._merge()
+        keep = self._docs != doc
+        self._hashes, self._docs = self._hashes[keep], self._docs[keep]
 
     def _merge(self) -> None:
-        if not self._pending and not self._removed:
+        if not self._pending:
             return
         hashes = np.concatenate([self._hashes] + [p[0] for p in self._pending])
         docs = np.concatenate([self._docs] + [p[1] for p in self._pending])
-        if self._removed:
-            keep = ~np.isin(docs, np.fromiter(self._removed, dtype=np.int64))
-            hashes, docs = hashes[keep], docs[keep]
-            self._removed.clear()
         order = np.argsort(hashes, kind="stable")
         self._hashes, self._docs = hashes[order], docs[order]
         self._pending.clear()

@@ -11,7 +11,7 @@ tracker's Redis index; it keeps the prepared originals it verifies against.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 
 from .engine import EngineConfig, Prepared, judge, prepare
@@ -33,10 +33,11 @@ class Tracker:
     """Registered originals, an index over them, and the matching of pages."""
 
     def __init__(self, config: EngineConfig = EngineConfig(), index: CandidateIndex | None = None,
-                 params: IndexParams | None = None):
+                 params: IndexParams | None = None, originals: MutableMapping[int, Prepared] | None = None):
         self.config = config
         self.index = index if index is not None else MemoryIndex(config, params or IndexParams())
-        self.originals: dict[int, Prepared] = {}
+        # doc number -> prepared original; the tracker service passes a mapping that loads from its store
+        self.originals: MutableMapping[int, Prepared] = originals if originals is not None else {}
         self._by_key: dict[str, int] = {}
         self._next = 0
         self.stats = TrackStats()
@@ -62,8 +63,7 @@ class Tracker:
 
     def candidates(self, page: Prepared) -> dict[int, set[str]]:
         """Originals worth verifying, with the channels that proposed each."""
-        found = self.index.candidates(index_keys(page, self.config, self.index.params))
-        return {d: ch for d, ch in found.items() if d in self.originals}
+        return self.index.candidates(index_keys(page, self.config, self.index.params))
 
     def match(self, page: Document | Prepared) -> list[Match]:
         """The originals a page copies, most contained first."""
@@ -74,8 +74,11 @@ class Tracker:
             return []
         found = []
         for d, channels in self.candidates(p).items():
+            original = self.originals.get(d)
+            if original is None:  # removed since it was indexed
+                continue
             self.stats.candidates += 1
-            j = judge(p, self.originals[d], self.config)
+            j = judge(p, original, self.config)
             if j.is_copy:
                 j.match.scores["candidate_channels"] = len(channels)
                 found.append(j.match)

@@ -33,3 +33,12 @@ def test_removed_documents_stop_matching():
     p.add(1, np.array([5], dtype=np.uint64))
     p.remove(0)
     assert p.hits(np.array([5], dtype=np.uint64))[0].tolist() == [1]
+
+
+def test_a_document_removed_then_added_again_keeps_its_new_postings():
+    p = Postings()
+    p.add(0, np.array([1, 2], dtype=np.uint64))
+    p.remove(0)
+    p.add(0, np.array([2, 3], dtype=np.uint64))
+    docs, counts = p.hits(np.array([1, 2, 3], dtype=np.uint64))
+    assert docs.tolist() == [0] and counts.tolist() == [2]

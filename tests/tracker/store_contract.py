@@ -1,0 +1,552 @@
+"""The behaviour every store backend promises (tracker.store.base.Store).
+
+A backend's test module defines a `store` fixture (a fresh, empty store) and a
+class `TestXxx(StoreContract)`; pytest then runs all of these against it.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tracker.store import (
+    MATCH_STATUSES,
+    PAGE_STATUSES,
+    Chapter,
+    FingerprintRecord,
+    MatchRecord,
+    NotFound,
+    Page,
+    Work,
+    content_hash,
+    now,
+)
+
+T0 = datetime(2024, 5, 1, 8, 30, 0, 123000, tzinfo=timezone.utc)
+BIG = ("山城的雨下了整整一夜，" * 40_000)[: 1_000_000 // 3 + 7]  # > 1 MB in UTF-8
+# The store fixture is per test, not per example: each example uses fresh keys, so examples
+# cannot see each other's records. The same property runs once per backend subclass, which
+# is what differing_executors would otherwise complain about.
+property_settings = settings(max_examples=25, deadline=None,
+                             suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                    HealthCheck.differing_executors])
+texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=200)
+keys = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
+
+
+def at(minutes: float) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def chapter(key: str = "山城旧事/第一章", text: str = "第一章 雨夜。山城的雨下了整整一夜。", **kw) -> Chapter:
+    kw.setdefault("work", key.split("/", 1)[0])
+    kw.setdefault("title", key.rsplit("/", 1)[-1])
+    return Chapter(key=key, text=text, **kw)
+
+
+def page(key: str = "https://example.com/a/1.html", text: str = "转载：山城的雨下了整整一夜。", **kw) -> Page:
+    kw.setdefault("site", "example.com")
+    kw.setdefault("url", key if key.startswith("http") else "")
+    kw.setdefault("fetched_at", T0)
+    return Page(key=key, text=text, **kw)
+
+
+def match(page_key: str = "https://example.com/a/1.html", chapter_key: str = "山城旧事/第一章", **kw) -> MatchRecord:
+    values = dict(work=chapter_key.split("/", 1)[0], site="example.com", similarity=0.8, containment=0.9,
+                  page_share=0.7, verdict="copy", scores={"simhash": 0.75, "minhash": 0.5},
+                  spans=[{"page_start": 0, "page_end": 10, "original_start": 3, "original_end": 13}])
+    values.update(kw)
+    return MatchRecord(page=page_key, chapter=chapter_key, **values)
+
+
+def fingerprint(chapter_key: str = "山城旧事/第一章", params_hash: str = "p1", data: bytes = b"\x00\x01\xff",
+                **kw) -> FingerprintRecord:
+    kw.setdefault("params", {"k": 5, "bands": [4, 8], "名": "值"})
+    return FingerprintRecord(chapter=chapter_key, params_hash=params_hash, data=data, **kw)
+
+
+def is_aware_utc(dt: datetime) -> bool:
+    return dt.tzinfo is not None and dt.utcoffset() == timedelta(0)
+
+
+class StoreContract:
+    # ---- works ---------------------------------------------------------------
+
+    def test_work_round_trip(self, store):
+        w = store.upsert_work(Work(id="shancheng", title="山城旧事", author="佚名", created_at=T0))
+        assert w == Work(id="shancheng", title="山城旧事", author="佚名", created_at=T0)
+        got = store.get_work("shancheng")
+        assert got == w and is_aware_utc(got.created_at)
+
+    def test_work_upsert_updates_title_and_author_keeps_created_at(self, store):
+        store.upsert_work(Work(id="w", title="old", author="a", created_at=T0))
+        w = store.upsert_work(Work(id="w", title="new", author="b", created_at=at(60)))
+        assert (w.title, w.author, w.created_at) == ("new", "b", T0)
+        assert store.get_work("w") == w
+        assert [x.id for x in store.works()] == ["w"]
+
+    def test_works_sorted_by_id(self, store):
+        for wid in ["b", "山城", "a", "c"]:
+            store.upsert_work(Work(id=wid, title=wid))
+        assert [w.id for w in store.works()] == ["a", "b", "c", "山城"]
+
+    def test_missing_work_raises_not_found(self, store):
+        with pytest.raises(NotFound):
+            store.get_work("nope")
+        with pytest.raises(KeyError):  # NotFound is a KeyError, so `except KeyError` works too
+            store.get_work("nope")
+
+    # ---- chapters --------------------------------------------------------------
+
+    def test_chapter_insert_sets_doc_and_hash(self, store):
+        ch, changed = store.upsert_chapter(chapter(number=1, updated_at=T0))
+        assert changed is True
+        assert ch.doc >= 1
+        assert ch.content_hash == content_hash(ch.text)
+        assert store.get_chapter(ch.key) == ch
+        assert store.chapter_by_doc(ch.doc) == ch
+        assert ch.updated_at == T0
+
+    def test_chapter_upsert_twice_is_once(self, store):
+        first, _ = store.upsert_chapter(chapter(number=1, updated_at=T0))
+        again, changed = store.upsert_chapter(chapter(number=1, updated_at=at(5)))
+        assert changed is False
+        assert again == first  # same doc, same updated_at: nothing changed
+        assert [c.key for c in store.chapters()] == [first.key]
+
+    def test_chapter_text_change_is_flagged_and_keeps_doc(self, store):
+        first, _ = store.upsert_chapter(chapter(text="旧的文字", updated_at=T0))
+        second, changed = store.upsert_chapter(chapter(text="新的文字", updated_at=at(5)))
+        assert changed is True
+        assert second.doc == first.doc
+        assert second.text == "新的文字" and second.content_hash == content_hash("新的文字")
+        assert second.updated_at == at(5)
+        assert store.get_chapter(first.key) == second
+
+    def test_chapter_title_change_updates_without_flagging_text(self, store):
+        store.upsert_chapter(chapter(title="旧题", number=1, updated_at=T0))
+        ch, changed = store.upsert_chapter(chapter(title="新题", number=2, updated_at=at(5)))
+        assert changed is False
+        assert (ch.title, ch.number, ch.updated_at) == ("新题", 2, at(5))
+
+    def test_doc_numbers_unique_stable_and_never_reused(self, store):
+        a, _ = store.upsert_chapter(chapter("w/1"))
+        b, _ = store.upsert_chapter(chapter("w/2"))
+        c, _ = store.upsert_chapter(chapter("w/3"))
+        assert len({a.doc, b.doc, c.doc}) == 3
+        assert store.upsert_chapter(chapter("w/2", text="changed"))[0].doc == b.doc
+        store.delete_chapter("w/3")  # the highest number
+        store.delete_chapter("w/2")
+        d, _ = store.upsert_chapter(chapter("w/4"))
+        b2, _ = store.upsert_chapter(chapter("w/2"))  # same key again: a new number
+        assert d.doc > c.doc and b2.doc > d.doc
+        assert {a.doc, b.doc, c.doc}.isdisjoint({d.doc, b2.doc})
+        with pytest.raises(NotFound):
+            store.chapter_by_doc(c.doc)
+
+    def test_missing_chapter_raises_not_found(self, store):
+        with pytest.raises(NotFound):
+            store.get_chapter("nope")
+        with pytest.raises(NotFound):
+            store.chapter_by_doc(12345)
+
+    def test_chapters_ordered_by_work_number_key_and_filtered(self, store):
+        for key, number in [("b/x", 2), ("a/z", 1), ("b/y", 1), ("a/y", 1), ("b/w", None), ("a/a", 3)]:
+            store.upsert_chapter(chapter(key, number=number))
+        assert [c.key for c in store.chapters()] == ["a/y", "a/z", "a/a", "b/w", "b/y", "b/x"]
+        assert [c.key for c in store.chapters(work="b")] == ["b/w", "b/y", "b/x"]
+        assert list(store.chapters(work="none")) == []
+        assert store.get_chapter("b/w").number is None
+
+    def test_chapters_can_be_written_while_iterating(self, store):
+        for i in range(30):
+            store.upsert_chapter(chapter(f"w/{i:02d}", number=i))
+        seen = []
+        for ch in store.chapters():
+            store.put_fingerprint(fingerprint(ch.key, data=ch.key.encode()))
+            store.upsert_chapter(chapter(ch.key, text=ch.text + "改", number=ch.number))
+            seen.append(ch.key)
+        assert seen == [f"w/{i:02d}" for i in range(30)]
+        assert len(list(store.fingerprints("p1"))) == 30
+
+    def test_delete_chapter_removes_fingerprints_keeps_matches(self, store):
+        store.upsert_chapter(chapter("w/1"))
+        store.upsert_chapter(chapter("w/2"))
+        store.put_fingerprint(fingerprint("w/1", "p1"))
+        store.put_fingerprint(fingerprint("w/1", "p2"))
+        store.put_fingerprint(fingerprint("w/2", "p1"))
+        store.upsert_match(match("page", "w/1"))
+        store.delete_chapter("w/1")
+        with pytest.raises(NotFound):
+            store.get_chapter("w/1")
+        assert [f.chapter for f in store.fingerprints("p1")] == ["w/2"]
+        assert list(store.fingerprints("p2")) == []
+        assert store.get_match("page", "w/1").chapter == "w/1"
+        store.delete_chapter("w/1")  # twice is fine
+        store.delete_chapter("never-existed")
+        assert [c.key for c in store.chapters()] == ["w/2"]
+
+    def test_large_unicode_chapter_round_trips(self, store):
+        assert len(BIG.encode("utf-8")) > 1_000_000
+        ch, _ = store.upsert_chapter(chapter("长篇/第一百章", text=BIG))
+        got = store.get_chapter("长篇/第一百章")
+        assert got.text == BIG and got.content_hash == content_hash(BIG)
+        assert store.chapter_by_doc(ch.doc).key == "长篇/第一百章"
+
+    @property_settings
+    @given(key=keys, text=texts, number=st.none() | st.integers(-(2**31), 2**31))
+    def test_chapter_upsert_property(self, store, key, text, number):
+        key = f"{uuid.uuid4().hex}/{key}"
+        first, changed1 = store.upsert_chapter(chapter(key, text=text, number=number))
+        again, changed2 = store.upsert_chapter(chapter(key, text=text, number=number, updated_at=at(9)))
+        assert (changed1, changed2) == (True, False)
+        assert again == first == store.get_chapter(key)
+        assert (first.text, first.number) == (text, number)
+
+    # ---- pages -------------------------------------------------------------------
+
+    def test_page_insert_is_queued(self, store):
+        p, changed = store.upsert_page(page(meta={"title": "转载", "n": 3, "ok": True, "x": 1.5},
+                                            fetched_at=T0, updated_at=T0))
+        assert changed is True
+        assert (p.status, p.reason, p.attempts) == ("queued", "", 0)
+        assert p.content_hash == content_hash(p.text)
+        assert p.meta == {"title": "转载", "n": 3, "ok": True, "x": 1.5}
+        assert p.fetched_at == T0 and p.updated_at == T0
+        assert store.get_page(p.key) == p
+
+    def test_page_upsert_twice_is_once_and_keeps_status(self, store):
+        store.upsert_page(page(updated_at=T0))
+        store.set_page_status(page().key, "done")
+        done = store.get_page(page().key)
+        again, changed = store.upsert_page(page(updated_at=at(60)))
+        assert changed is False
+        assert again == done
+        assert (again.status, again.attempts) == ("done", 1)
+        assert len(list(store.pages())) == 1
+
+    def test_unchanged_page_updates_url_site_meta(self, store):
+        store.upsert_page(page("k", url="http://old", site="old", meta={"a": 1}, fetched_at=T0))
+        p, changed = store.upsert_page(page("k", url="http://new", site="new", meta={"b": 2}, fetched_at=at(1)))
+        assert changed is False
+        assert (p.url, p.site, p.meta, p.fetched_at) == ("http://new", "new", {"b": 2}, at(1))
+
+    def test_changed_page_goes_back_to_queued_and_clears_reason(self, store):
+        store.upsert_page(page(updated_at=T0))
+        store.set_page_status(page().key, "failed", "timeout")
+        p, changed = store.upsert_page(page(text="新的内容", updated_at=at(5)))
+        assert changed is True
+        assert (p.status, p.reason, p.attempts, p.text) == ("queued", "", 0, "新的内容")
+        assert p.content_hash == content_hash("新的内容")
+        assert p.updated_at == at(5)
+
+    def test_set_page_status_counts_attempts_and_records_reason(self, store):
+        store.upsert_page(page("k"))
+        store.set_page_status("k", "failed", "HTTP 503")
+        p = store.get_page("k")
+        assert (p.status, p.reason, p.attempts) == ("failed", "HTTP 503", 1)
+        store.set_page_status("k", "done")
+        p = store.get_page("k")
+        assert (p.status, p.reason, p.attempts) == ("done", "", 2)
+        assert is_aware_utc(p.updated_at)
+
+    def test_set_page_status_rejects_bad_status_and_missing_page(self, store):
+        store.upsert_page(page("k"))
+        with pytest.raises(ValueError) as e:
+            store.set_page_status("k", "finished")
+        assert "finished" in str(e.value) and all(s in str(e.value) for s in PAGE_STATUSES)
+        assert store.get_page("k").attempts == 0  # a refused call changes nothing
+        with pytest.raises(NotFound):
+            store.set_page_status("missing", "done")
+        with pytest.raises(NotFound):
+            store.get_page("missing")
+
+    def test_pages_filters_order_and_limit(self, store):
+        store.upsert_page(page("c", site="s1", updated_at=at(3)))
+        store.upsert_page(page("a", site="s2", updated_at=at(1)))
+        store.upsert_page(page("b", site="s1", updated_at=at(2)))
+        store.upsert_page(page("d", site="s1", updated_at=at(2)))
+        assert [p.key for p in store.pages()] == ["a", "b", "d", "c"]
+        assert [p.key for p in store.pages(site="s1")] == ["b", "d", "c"]
+        assert [p.key for p in store.pages(limit=2)] == ["a", "b"]
+        assert list(store.pages(limit=0)) == []
+        store.set_page_status("b", "done")  # now the most recently updated
+        assert [p.key for p in store.pages(status="queued")] == ["a", "d", "c"]
+        assert [p.key for p in store.pages(status="done")] == ["b"]
+        assert [p.key for p in store.pages(status="queued", site="s1", limit=1)] == ["d"]
+        assert [p.key for p in store.pages()][-1] == "b"
+
+    def test_pages_bad_status_filter_raises(self, store):
+        with pytest.raises(ValueError, match="queued, done, failed"):
+            store.pages(status="nope")
+
+    def test_pages_can_be_updated_while_iterating(self, store):
+        for i in range(25):
+            store.upsert_page(page(f"p{i:02d}", updated_at=at(i)))
+        done = []
+        for p in store.pages(status="queued"):
+            store.set_page_status(p.key, "done")
+            done.append(p.key)
+        assert done == [f"p{i:02d}" for i in range(25)]
+        assert store.counts()["pages"] == {"queued": 0, "done": 25, "failed": 0}
+
+    def test_failures_most_recent_first_with_reasons(self, store):
+        for key in ["a", "b", "c", "d"]:
+            store.upsert_page(page(key))
+        store.set_page_status("b", "failed", "first")
+        store.set_page_status("d", "done")
+        store.set_page_status("a", "failed", "second")
+        store.set_page_status("c", "failed", "third")
+        fails = store.failures()
+        assert len(fails) == 3 and all(p.status == "failed" for p in fails)
+        assert [p.updated_at for p in fails] == sorted([p.updated_at for p in fails], reverse=True)
+        assert {p.key: p.reason for p in fails} == {"a": "second", "b": "first", "c": "third"}
+        assert len(store.failures(limit=2)) == 2
+        assert store.failures(limit=2) == fails[:2]
+
+    def test_failures_order_follows_update_time(self, store):
+        # Times far apart, set through upsert + status: the newest failure comes first.
+        import time
+
+        for key in ["x", "y", "z"]:
+            store.upsert_page(page(key))
+        for key in ["y", "z", "x"]:
+            store.set_page_status(key, "failed", f"broke {key}")
+            time.sleep(0.003)  # now() has millisecond resolution
+        assert [p.key for p in store.failures()] == ["x", "z", "y"]
+        assert [p.key for p in store.failures(limit=1)] == ["x"]
+
+    def test_large_unicode_page_round_trips(self, store):
+        p, _ = store.upsert_page(page("https://例子.中国/小说/第1章.html", text=BIG))
+        assert store.get_page(p.key).text == BIG
+        assert store.upsert_page(page("https://例子.中国/小说/第1章.html", text=BIG))[1] is False
+
+    @property_settings
+    @given(key=keys, text=texts, site=st.text(max_size=10),
+           meta=st.dictionaries(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="$.\x00"),
+                                        min_size=1, max_size=8),
+                                st.one_of(st.text(max_size=10), st.integers(-(2**53), 2**53), st.booleans()),
+                                max_size=4))
+    def test_page_upsert_property(self, store, key, text, site, meta):
+        key = f"{uuid.uuid4().hex}:{key}"
+        first, changed1 = store.upsert_page(page(key, text=text, site=site, meta=meta, fetched_at=T0))
+        again, changed2 = store.upsert_page(page(key, text=text, site=site, meta=meta, fetched_at=T0,
+                                                 updated_at=at(9)))
+        assert (changed1, changed2) == (True, False)
+        assert again == first == store.get_page(key)
+        assert (first.text, first.site, first.meta, first.status) == (text, site, meta, "queued")
+
+    # ---- fingerprints --------------------------------------------------------------
+
+    def test_fingerprint_bytes_round_trip_exactly(self, store):
+        data = bytes(range(256)) * 40 + b"\x00" * 10
+        store.put_fingerprint(fingerprint("w/1", "p1", data=data, created_at=T0))
+        [got] = list(store.fingerprints("p1"))
+        assert got == fingerprint("w/1", "p1", data=data, created_at=T0)
+        assert type(got.data) is bytes and got.data == data
+
+    def test_fingerprint_put_replaces_same_chapter_and_params(self, store):
+        store.put_fingerprint(fingerprint("w/1", "p1", data=b"old", params={"v": 1}))
+        store.put_fingerprint(fingerprint("w/1", "p1", data=b"new", params={"v": 2}))
+        store.put_fingerprint(fingerprint("w/1", "p2", data=b"other"))
+        got = list(store.fingerprints("p1"))
+        assert [(f.chapter, f.data, f.params) for f in got] == [("w/1", b"new", {"v": 2})]
+        assert [f.data for f in store.fingerprints("p2")] == [b"other"]
+        assert list(store.fingerprints("p3")) == []
+
+    def test_fingerprints_by_chapter(self, store):
+        for key in ["w/3", "w/1", "其他/1", "w/2"]:
+            store.put_fingerprint(fingerprint(key, "p"))
+        assert [f.chapter for f in store.fingerprints("p")] == sorted(["w/3", "w/1", "其他/1", "w/2"])
+
+    @property_settings
+    @given(data=st.binary(max_size=4096))
+    def test_fingerprint_bytes_property(self, store, data):
+        key = uuid.uuid4().hex
+        store.put_fingerprint(fingerprint(key, key, data=data))
+        store.put_fingerprint(fingerprint(key, key, data=data))
+        assert [f.data for f in store.fingerprints(key)] == [data]
+
+    # ---- matches -------------------------------------------------------------------
+
+    def test_match_insert_round_trip(self, store):
+        m = store.upsert_match(match(first_seen=T0, last_seen=T0))
+        assert m == match(first_seen=T0, last_seen=T0)
+        assert (m.status, m.history) == ("new", [])
+        assert store.get_match(m.page, m.chapter) == m
+        assert is_aware_utc(m.first_seen) and is_aware_utc(m.last_seen)
+
+    def test_match_upsert_twice_keeps_first_seen_status_history(self, store):
+        store.upsert_match(match(first_seen=T0, last_seen=T0))
+        store.set_match_status(match().page, match().chapter, "confirmed", by="editor")
+        m = store.upsert_match(match(containment=0.5, similarity=0.4, verdict="partial", scores={"simhash": 0.1},
+                                     spans=[], first_seen=at(10), last_seen=at(10)))
+        assert m.first_seen == T0 and m.last_seen == at(10)
+        assert m.status == "confirmed" and [h["status"] for h in m.history] == ["confirmed"]
+        assert (m.containment, m.similarity, m.verdict, m.scores, m.spans) == (0.5, 0.4, "partial",
+                                                                               {"simhash": 0.1}, [])
+        assert store.get_match(m.page, m.chapter) == m
+        assert len(store.matches()) == 1
+
+    def test_match_history_given_on_insert_round_trips(self, store):
+        history = [{"status": "new", "by": "importer", "at": T0, "note": "从旧系统导入"}]
+        m = store.upsert_match(match(history=history))
+        assert m.history == history and is_aware_utc(m.history[0]["at"])
+        assert store.get_match(m.page, m.chapter).history == history
+
+    def test_match_last_seen_never_goes_back(self, store):
+        store.upsert_match(match(first_seen=T0, last_seen=at(10)))
+        m = store.upsert_match(match(first_seen=T0, last_seen=at(1), containment=0.1))
+        assert m.last_seen == at(10) and m.containment == 0.1
+
+    def test_match_accepts_numpy_numbers(self, store):
+        m = store.upsert_match(match(similarity=np.float32(0.5), containment=np.float64(0.25),
+                                     scores={"simhash": np.float32(0.5)},
+                                     spans=[{"page_start": np.int64(1), "page_end": np.int32(2),
+                                             "original_start": 3, "original_end": 4}]))
+        got = store.get_match(m.page, m.chapter)
+        assert (got.similarity, got.containment, got.scores) == (0.5, 0.25, {"simhash": 0.5})
+        assert got.spans == [{"page_start": 1, "page_end": 2, "original_start": 3, "original_end": 4}]
+        assert all(type(v) is int for v in got.spans[0].values())
+
+    def test_match_bad_initial_status_raises(self, store):
+        with pytest.raises(ValueError, match="takedown-sent"):
+            store.upsert_match(match(status="bogus"))
+        assert store.matches() == []
+
+    def test_missing_match_raises_not_found(self, store):
+        store.upsert_match(match("p", "c"))
+        with pytest.raises(NotFound):
+            store.get_match("p", "other")
+        with pytest.raises(NotFound):
+            store.get_match("other", "c")
+        with pytest.raises(NotFound):
+            store.set_match_status("p", "other", "confirmed")
+
+    def test_set_match_status_appends_history(self, store):
+        store.upsert_match(match("p", "c"))
+        before = now()
+        m = store.set_match_status("p", "c", "confirmed", by="张编辑")
+        m = store.set_match_status("p", "c", "takedown-sent", by="bot")
+        assert m.status == "takedown-sent"
+        assert [(h["status"], h["by"]) for h in m.history] == [("confirmed", "张编辑"), ("takedown-sent", "bot")]
+        stamps = [datetime.fromisoformat(h["at"]) for h in m.history]  # ISO text: history stays plain JSON
+        assert all(is_aware_utc(t) and t >= before for t in stamps)
+        assert stamps == sorted(stamps)
+        json.dumps(m.history)
+        assert store.get_match("p", "c") == m
+
+    def test_set_match_status_same_status_twice_is_once(self, store):
+        store.upsert_match(match("p", "c"))
+        once = store.set_match_status("p", "c", "dismissed", by="a")
+        twice = store.set_match_status("p", "c", "dismissed", by="a")
+        assert twice == once and len(twice.history) == 1
+
+    def test_set_match_status_rejects_bad_status(self, store):
+        store.upsert_match(match("p", "c"))
+        with pytest.raises(ValueError) as e:
+            store.set_match_status("p", "c", "deleted")
+        assert "deleted" in str(e.value) and all(s in str(e.value) for s in MATCH_STATUSES)
+        assert store.get_match("p", "c").history == []
+
+    def test_matches_order_most_contained_then_page_then_chapter(self, store):
+        for p, c, cont in [("p2", "c1", 0.5), ("p1", "c2", 0.9), ("p1", "c1", 0.5), ("p2", "c0", 0.5),
+                           ("p0", "c9", 0.1)]:
+            store.upsert_match(match(p, c, containment=cont))
+        assert [(m.page, m.chapter) for m in store.matches()] == [
+            ("p1", "c2"), ("p1", "c1"), ("p2", "c0"), ("p2", "c1"), ("p0", "c9")]
+
+    def test_matches_filters(self, store):
+        store.upsert_match(match("p1", "w1/a", site="s1", containment=0.9))
+        store.upsert_match(match("p1", "w2/a", site="s1", containment=0.8))
+        store.upsert_match(match("p2", "w1/b", site="s2", containment=0.7))
+        store.upsert_match(match("p3", "w1/a", site="s2", containment=0.6))
+        store.set_match_status("p2", "w1/b", "confirmed")
+        pairs = lambda ms: [(m.page, m.chapter) for m in ms]  # noqa: E731
+        assert pairs(store.matches(work="w1")) == [("p1", "w1/a"), ("p2", "w1/b"), ("p3", "w1/a")]
+        assert pairs(store.matches(page="p1")) == [("p1", "w1/a"), ("p1", "w2/a")]
+        assert pairs(store.matches(site="s2")) == [("p2", "w1/b"), ("p3", "w1/a")]
+        assert pairs(store.matches(status="confirmed")) == [("p2", "w1/b")]
+        assert pairs(store.matches(status="new", work="w1", site="s2")) == [("p3", "w1/a")]
+        assert store.matches(work="w3") == []
+        with pytest.raises(ValueError, match="dismissed"):
+            store.matches(status="open")
+
+    def test_matches_pagination(self, store):
+        for i in range(23):
+            store.upsert_match(match(f"p{i:02d}", "w/c", containment=(i % 5) / 5))
+        everything = store.matches()
+        assert len(everything) == 23
+        pages = [store.matches(limit=5, offset=o) for o in range(0, 25, 5)]
+        assert [len(p) for p in pages] == [5, 5, 5, 5, 3]
+        assert list(itertools.chain.from_iterable(pages)) == everything
+        assert store.matches(limit=0) == []
+        assert store.matches(offset=21) == everything[21:]
+        assert store.matches(offset=100) == []
+        with pytest.raises(ValueError):
+            store.matches(limit=-1)
+        with pytest.raises(ValueError):
+            store.matches(offset=-1)
+
+    @property_settings
+    @given(page_key=keys, chapter_key=keys, containment=st.floats(0, 1), verdict=st.text(max_size=10))
+    def test_match_upsert_property(self, store, page_key, chapter_key, containment, verdict):
+        page_key = f"{uuid.uuid4().hex}{page_key}"
+        record = match(page_key, chapter_key, containment=containment, verdict=verdict)
+        first = store.upsert_match(record)
+        again = store.upsert_match(record)
+        assert again == first == store.get_match(page_key, chapter_key)
+        assert len(store.matches(page=page_key)) == 1
+
+    # ---- reports -------------------------------------------------------------------
+
+    def test_counts_of_empty_store(self, store):
+        assert store.counts() == {
+            "works": 0, "chapters": 0,
+            "pages": {"queued": 0, "done": 0, "failed": 0},
+            "matches": {"new": 0, "confirmed": 0, "dismissed": 0, "takedown-sent": 0, "removed": 0},
+        }
+
+    def test_counts(self, store):
+        store.upsert_work(Work(id="w", title="t"))
+        store.upsert_work(Work(id="w", title="t2"))
+        for i in range(3):
+            store.upsert_chapter(chapter(f"w/{i}"))
+        store.upsert_chapter(chapter("w/0"))
+        for key in ["a", "b", "c", "d"]:
+            store.upsert_page(page(key))
+        store.set_page_status("a", "done")
+        store.set_page_status("b", "failed", "x")
+        store.set_page_status("c", "done")
+        for i in range(4):
+            store.upsert_match(match(f"p{i}", "w/0"))
+        store.upsert_match(match("p0", "w/0"))
+        store.set_match_status("p1", "w/0", "confirmed")
+        store.set_match_status("p2", "w/0", "removed")
+        assert store.counts() == {
+            "works": 1, "chapters": 3,
+            "pages": {"queued": 1, "done": 2, "failed": 1},
+            "matches": {"new": 2, "confirmed": 1, "dismissed": 0, "takedown-sent": 0, "removed": 1},
+        }
+
+    # ---- datetimes -------------------------------------------------------------------
+
+    def test_datetimes_come_back_equal_and_utc(self, store):
+        beijing = timezone(timedelta(hours=8))
+        local = datetime(2024, 5, 1, 16, 30, 0, 123000, tzinfo=beijing)
+        w = store.upsert_work(Work(id="tz", title="t", created_at=local))
+        assert w.created_at == local == T0 and w.created_at.utcoffset() == timedelta(0)
+        store.upsert_page(page("tz", fetched_at=local, updated_at=local))
+        assert store.get_page("tz").fetched_at == T0
+
+    def test_datetimes_kept_to_the_millisecond(self, store):
+        fine = datetime(2024, 5, 1, 8, 30, 0, 123456, tzinfo=timezone.utc)
+        w = store.upsert_work(Work(id="ms", title="t", created_at=fine))
+        assert w.created_at == fine.replace(microsecond=123000)
+        assert now().microsecond % 1000 == 0  # what callers normally pass is stored exactly

@@ -1,0 +1,47 @@
+from pathlib import Path
+
+import pytest
+
+from tracker.settings import Settings, SettingsError
+
+
+def test_defaults_need_nothing_set(tmp_path):
+    s = Settings.load({"XDG_DATA_HOME": str(tmp_path)})
+    assert s.mongo_url == s.redis_url == s.broker_url == ""
+    assert s.engine_config().min_containment == 0.05
+    assert s.index_params().winnow_sample == 1  # in-process index keeps every key
+
+
+def test_environment_overrides_with_types(tmp_path):
+    s = Settings.load({"FPT_HOME": str(tmp_path / "h"), "FPT_REDIS_URL": "redis://x:1/2",
+                       "FPT_MIN_CONTAINMENT": "0.2", "FPT_WINNOW_SAMPLE": "16"})
+    assert s.home == tmp_path / "h" and isinstance(s.home, Path)
+    assert s.engine_config().min_containment == 0.2
+    assert s.index_params().winnow_sample == 16  # sampling applies with Redis
+
+
+def test_config_file_then_environment(tmp_path):
+    f = tmp_path / "fptrack.toml"
+    f.write_text('[fptrack]\nmin_long_run = 300\nredis_prefix = "a:"\n')
+    s = Settings.load({"FPT_CONFIG": str(f), "FPT_REDIS_PREFIX": "b:"})
+    assert s.min_long_run == 300 and s.redis_prefix == "b:"
+
+
+@pytest.mark.parametrize("env, words", [
+    ({"FPT_MIN_CONTAINMENT": "lots"}, ["min_containment", "float"]),
+    ({"FPT_MIN_CONTAINMENT": "2"}, ["min_containment", "between 0 and 1"]),
+    ({"FPT_WINNOW_SAMPLE": "0"}, ["FPT_WINNOW_SAMPLE"]),
+    ({"FPT_CONFIG": "/nonexistent.toml"}, ["FPT_CONFIG", "/nonexistent.toml"]),
+])
+def test_bad_settings_name_the_setting(env, words):
+    with pytest.raises(SettingsError) as e:
+        Settings.load(env)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_unknown_key_in_the_file_is_refused(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text("colour = 'blue'\n")
+    with pytest.raises(SettingsError, match="unknown setting 'colour'"):
+        Settings.load({"FPT_CONFIG": str(f)})

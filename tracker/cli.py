@@ -1,0 +1,320 @@
+"""`fptrack`: register originals, feed pages, run workers, read the reports."""
+from __future__ import annotations
+
+import functools
+import sys
+import time
+
+import click
+
+from fingerprint.cli.common import note, progress, quiet_option, write_records
+from fingerprint.errors import FingerprintError
+
+from .settings import Settings, SettingsError
+from .store import MATCH_STATUSES, NotFound, StoreError
+
+MATCH_COLUMNS = ["page", "original", "work", "site", "verdict", "similarity", "containment", "page_share",
+                 "status", "first_seen", "last_seen"]
+
+
+def _errors(fn):
+    """Domain errors become one line with the fix; never a traceback for a user mistake."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (FingerprintError, SettingsError, StoreError) as e:
+            raise click.ClickException(str(e)) from e
+        except NotFound as e:
+            raise click.ClickException(f"not found: {e.args[0] if e.args else e}") from e
+        except Exception as e:  # the index backend's errors, without importing redis here
+            if type(e).__name__ == "IndexUnavailable":
+                raise click.ClickException(str(e)) from e
+            raise
+
+    return wrapper
+
+
+def _context():
+    from .context import Context
+
+    return Context(Settings.load())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="fptrack", prog_name="fptrack")
+def main() -> None:
+    """Track where registered novels are copied: originals, pages, matches.
+
+    Works on embedded defaults with nothing set (data in FPT_HOME, default
+    ~/.local/share/fptrack); FPT_MONGO_URL, FPT_REDIS_URL and FPT_BROKER_URL
+    switch to MongoDB, Redis indexes and Celery workers.
+
+    \b
+    Example:
+      fptrack add-work 山城旧事 --author 林岚 samples/originals/
+      fptrack ingest samples/pages/ --site biquge
+      fptrack report 山城旧事
+      fptrack matches --format csv > matches.csv
+    """
+
+
+@main.command("add-work")
+@click.argument("title")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--author", default="", help="The work's author.")
+@quiet_option
+@_errors
+def add_work(title, path, author, quiet):
+    """Register a novel: a whole-book file (split at 第X章/回/卷 or "Chapter N"
+    headings), a folder with one chapter per file (key = file name without
+    extension), or a JSON Lines file of {"id", "text"} records.
+
+    Registering again updates changed chapters and their fingerprints.
+
+    \b
+    Example:
+      fptrack add-work 三国演义 --author 罗贯中 sanguoyanyi.txt
+      fptrack add-work 山城旧事 samples/originals/
+    """
+    from .registry import register_work
+
+    ctx = _context()
+    t0 = time.perf_counter()
+    r = register_work(ctx, title, path, author=author)
+    n = len(r.added) + len(r.changed) + len(r.unchanged)
+    click.echo(f"{r.work.title}: {n} chapters ({len(r.added)} new, {len(r.changed)} changed, "
+               f"{len(r.unchanged)} unchanged) in {time.perf_counter() - t0:.1f} s")
+    if r.empty:
+        note(f"not indexed (no text left after removing boilerplate): {', '.join(r.empty)}", quiet=quiet)
+    if r.skipped.skipped:
+        note(r.skipped.summary(), quiet=quiet)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--site", default="", help="The site the pages come from (default: from the records, or none).")
+@click.option("--no-process", is_flag=True, help="Only store and queue the pages.")
+@quiet_option
+@_errors
+def ingest(paths, site, no_process, quiet):
+    """Take saved pages (text, HTML in any common encoding, JSON Lines with
+    id/text/url) as if crawled, then process them: with FPT_BROKER_URL set the
+    workers do it, otherwise it runs here. Unchanged pages are not reprocessed.
+
+    \b
+    Example:
+      fptrack ingest samples/pages/ --site biquge
+      fptrack ingest crawl.jsonl --no-process && fptrack process
+    """
+    from .pipeline import ingest as do_ingest
+    from .queue import dispatch_pages
+
+    ctx = _context()
+    r = do_ingest(ctx, list(paths), site=site)
+    click.echo(f"{len(r.queued)} pages queued, {len(r.unchanged)} unchanged")
+    if r.read.skipped:
+        note(r.read.summary(), quiet=quiet)
+    if r.queued and not no_process:
+        click.echo(dispatch_pages(ctx, r.queued))
+
+
+@main.command()
+@click.option("--limit", type=click.IntRange(1), default=None, help="Process at most this many pages.")
+@quiet_option
+@_errors
+def process(limit, quiet):
+    """Process the queued pages here, in this process.
+
+    \b
+    Example:
+      fptrack process --limit 1000
+    """
+    from .pipeline import process_queued
+
+    ctx = _context()
+    t0 = time.perf_counter()
+    bar = progress(None, quiet=quiet, desc="processing pages", total=limit, unit="page")
+    counts = process_queued(ctx, limit=limit, each=lambda r: bar.update(1))
+    bar.close()
+    click.echo(f"{counts['done']} pages done, {counts['failed']} failed, {counts['matches']} matches "
+               f"in {time.perf_counter() - t0:.1f} s")
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
+@_errors
+def worker(celery_args):
+    """Run a Celery worker (needs FPT_BROKER_URL); extra arguments go to Celery.
+
+    \b
+    Example:
+      FPT_BROKER_URL=redis://127.0.0.1:6379/1 fptrack worker --concurrency 2
+    """
+    from .celery_app import run_worker
+
+    run_worker(Settings.load(), list(celery_args))
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
+@_errors
+def beat(celery_args):
+    """Run Celery beat: the daily re-crawl and report (needs FPT_BROKER_URL).
+
+    \b
+    Example:
+      FPT_BROKER_URL=redis://127.0.0.1:6379/1 fptrack beat
+    """
+    from .celery_app import run_beat
+
+    run_beat(Settings.load(), list(celery_args))
+
+
+@main.command()
+@click.option("--refingerprint", is_flag=True, help="Fingerprint every chapter again, not only those missing.")
+@quiet_option
+@_errors
+def reindex(refingerprint, quiet):
+    """Rebuild the index (Redis or in-process) from the store.
+
+    \b
+    Example:
+      fptrack reindex
+    """
+    from .pipeline import reindex as do_reindex
+
+    ctx = _context()
+    t0 = time.perf_counter()
+    n = do_reindex(ctx, refingerprint=refingerprint,
+                   progress=lambda it: progress(it, quiet=quiet, desc="fingerprinting", unit="chapter"))
+    click.echo(f"indexed {n} chapters in {time.perf_counter() - t0:.1f} s")
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@_errors
+def works(fmt):
+    """List the registered works with their chapter and match counts.
+
+    \b
+    Example:
+      fptrack works
+    """
+    ctx = _context()
+    rows = []
+    for w in ctx.store.works():
+        n = sum(1 for _ in ctx.store.chapters(work=w.id))
+        ms = ctx.store.matches(work=w.id)
+        rows.append({"work": w.id, "author": w.author, "chapters": n, "matches": len(ms),
+                     "sites": len({m.site for m in ms}), "registered": w.created_at.date().isoformat()})
+    write_records(rows, fmt, ["work", "author", "chapters", "matches", "sites", "registered"])
+
+
+@main.command()
+@click.argument("work")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@_errors
+def report(work, fmt):
+    """Where a work's chapters are copied: per chapter, the pages and sites that
+    copy it, how much, and since when.
+
+    \b
+    Example:
+      fptrack report 山城旧事
+    """
+    ctx = _context()
+    w = ctx.store.get_work(work)
+    by_chapter: dict[str, list] = {}
+    for m in ctx.store.matches(work=w.id):
+        if m.status != "dismissed":
+            by_chapter.setdefault(m.chapter, []).append(m)
+    rows = []
+    for ch in ctx.store.chapters(work=w.id):
+        ms = by_chapter.get(ch.key, [])
+        rows.append({
+            "chapter": ch.key.split("/", 1)[1], "copies": len(ms), "sites": len({m.site for m in ms}),
+            "best_containment": max((m.containment for m in ms), default=0.0),
+            "first_seen": min((m.first_seen for m in ms), default=None),
+            "last_seen": max((m.last_seen for m in ms), default=None),
+            "pages": " ".join(sorted(m.page for m in ms)),
+        })
+    for r in rows:
+        for k in ("first_seen", "last_seen"):
+            r[k] = r[k].strftime("%Y-%m-%d %H:%M") if r[k] else ""
+    write_records(rows, fmt, ["chapter", "copies", "sites", "best_containment", "first_seen", "last_seen", "pages"])
+    copied = sum(1 for r in rows if r["copies"])
+    note(f"{w.title}: {copied} of {len(rows)} chapters copied", quiet=fmt != "table")
+
+
+@main.command()
+@click.option("--work", default=None, help="Only this work's matches.")
+@click.option("--site", default=None, help="Only this site's matches.")
+@click.option("--status", type=click.Choice(MATCH_STATUSES), default=None)
+@click.option("--limit", type=click.IntRange(1), default=None)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@_errors
+def matches(work, site, status, limit, fmt):
+    """List matches, most contained first. JSON Lines records carry the evidence spans.
+
+    \b
+    Example:
+      fptrack matches --work 山城旧事 --format jsonl
+    """
+    ctx = _context()
+
+    def rows():
+        for m in ctx.store.matches(work=work, site=site, status=status, limit=limit):
+            rec = {"page": m.page, "original": m.chapter, "work": m.work, "site": m.site, "verdict": m.verdict,
+                   "similarity": m.similarity, "containment": m.containment, "page_share": m.page_share,
+                   "status": m.status, "first_seen": m.first_seen.isoformat(timespec="seconds"),
+                   "last_seen": m.last_seen.isoformat(timespec="seconds")}
+            if fmt == "jsonl":
+                rec.update({"scores": m.scores, "spans": m.spans, "history": m.history})
+            yield rec
+
+    write_records(rows(), fmt, MATCH_COLUMNS)
+
+
+@main.command("set-status")
+@click.argument("page")
+@click.argument("original")
+@click.argument("status", type=click.Choice(MATCH_STATUSES))
+@click.option("--by", default="", help="Who made the change (kept in the match's history).")
+@_errors
+def set_status(page, original, status, by):
+    """Change a match's status: new, confirmed, dismissed, takedown-sent, removed.
+
+    \b
+    Example:
+      fptrack set-status biquge-1 山城旧事/山城旧事-第一章 confirmed --by alice
+    """
+    m = _context().store.set_match_status(page, original, status, by=by)
+    click.echo(f"{m.page} -> {m.chapter}: {m.status}")
+
+
+@main.command()
+@click.option("--failures", type=click.IntRange(0), default=10, show_default=True, help="How many failures to list.")
+@_errors
+def stats(failures):
+    """Counts by status, and the latest failed pages with their reasons.
+
+    \b
+    Example:
+      fptrack stats
+    """
+    ctx = _context()
+    c = ctx.store.counts()
+    click.echo(f"works {c['works']}, chapters {c['chapters']}")
+    click.echo("pages    " + ", ".join(f"{k} {v}" for k, v in c["pages"].items()))
+    click.echo("matches  " + ", ".join(f"{k} {v}" for k, v in c["matches"].items()))
+    fails = ctx.store.failures(limit=failures) if failures else []
+    if fails:
+        click.echo("recent failures:")
+        for p in fails:
+            click.echo(f"  {p.key}: {p.reason} (attempts {p.attempts})")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

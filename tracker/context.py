@@ -1,0 +1,106 @@
+"""The running system's parts, opened once from Settings: store, index, engine.
+
+Commands, Celery tasks and the admin each build one Context and call the
+pipeline functions with it; nothing else holds connections.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator, MutableMapping
+from functools import cached_property
+
+from fingerprint.engine import Prepared, prepare
+from fingerprint.index import CandidateIndex, MemoryIndex
+from fingerprint.track import Tracker
+
+from .fingerprints import params_hash, unpack_keys
+from .settings import Settings
+from .store import NotFound, Store
+from .store.open import open_store
+
+
+class StoreOriginals(MutableMapping):
+    """doc number -> prepared original, loaded from the store on first use and kept
+    in a bounded LRU (a chapter prepares in ~3 ms; 4,096 of them take ~1 GB)."""
+
+    def __init__(self, store: Store, config, size: int = 4096):
+        self.store, self.config, self.size = store, config, size
+        self._cache: OrderedDict[int, Prepared] = OrderedDict()
+
+    def __getitem__(self, doc: int) -> Prepared:
+        p = self._cache.get(doc)
+        if p is None:
+            try:
+                ch = self.store.chapter_by_doc(doc)
+            except NotFound:
+                raise KeyError(doc) from None
+            p = prepare(ch.key, ch.text, self.config, {"work": ch.work, "title": ch.title})
+            self._cache[doc] = p
+            if len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(doc)
+        return p
+
+    def __setitem__(self, doc: int, p: Prepared) -> None:
+        self._cache[doc] = p
+        self._cache.move_to_end(doc)
+        if len(self._cache) > self.size:
+            self._cache.popitem(last=False)
+
+    def __delitem__(self, doc: int) -> None:
+        self._cache.pop(doc, None)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(list(self._cache))
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+
+class Context:
+    def __init__(self, settings: Settings | None = None, *, store: Store | None = None,
+                 index: CandidateIndex | None = None):
+        self.settings = settings or Settings.load()
+        self.config = self.settings.engine_config()
+        self.params = self.settings.index_params()
+        self.params_hash = params_hash(self.config, self.params)
+        self._store = store
+        self._index = index
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            s = self.settings
+            self._store = open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+        return self._store
+
+    @property
+    def index(self) -> CandidateIndex:
+        if self._index is None:
+            s = self.settings
+            if s.redis_url:
+                from .redis_index import RedisIndex, connect
+
+                self._index = RedisIndex(connect(s.redis_url), self.config, self.params, prefix=s.redis_prefix)
+            else:
+                # The in-process index lives as long as the process: fill it from the stored fingerprints.
+                self._index = MemoryIndex(self.config, self.params)
+                self.load_index(self._index)
+        return self._index
+
+    def load_index(self, index: CandidateIndex) -> int:
+        """Add every stored fingerprint made with the current parameters; returns how many."""
+        docs = {ch.key: ch.doc for ch in self.store.chapters()}
+        items = [(docs[r.chapter], unpack_keys(r.data)) for r in self.store.fingerprints(self.params_hash)
+                 if r.chapter in docs]
+        index.add_many(items)
+        return len(items)
+
+    @cached_property
+    def tracker(self) -> Tracker:
+        return Tracker(self.config, index=self.index, originals=StoreOriginals(self.store, self.config))
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()

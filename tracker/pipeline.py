@@ -1,0 +1,112 @@
+"""What happens to a page: stored as queued, processed into matches, or kept as
+failed with its reason. Every step is idempotent, so a retried or repeated task
+updates the same records and never duplicates a match.
+
+Errors are of two kinds. A page the engine cannot use (no text left after
+removing markup and boilerplate, undecodable) fails for good, with the reason.
+A store or index that cannot be reached raises, so that the caller (a Celery
+task) retries later; the page stays queued and nothing is lost.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from fingerprint.errors import FingerprintError
+from fingerprint.index import index_keys
+from fingerprint.models import Document, Match
+from fingerprint.sources import ReadReport, read_documents
+
+from .context import Context
+from .fingerprints import pack_keys, params_of
+from .store import FingerprintRecord, MatchRecord, NotFound, Page
+
+EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
+
+
+@dataclass
+class IngestReport:
+    queued: list[str] = field(default_factory=list)  # new or changed pages, to process
+    unchanged: list[str] = field(default_factory=list)  # same content as stored: not reprocessed
+    read: ReadReport = field(default_factory=ReadReport)
+
+
+def ingest(ctx: Context, inputs: Sequence[str], *, site: str = "") -> IngestReport:
+    """Store saved pages (text, HTML, JSON Lines) as if crawled; page key = file name
+    (or the record's id / url). New and changed pages are queued."""
+    report = IngestReport()
+    for doc in read_documents(list(inputs), report.read):
+        url = str(doc.meta.get("url", ""))
+        page = Page(key=doc.key, text=doc.text, url=url, site=site or str(doc.meta.get("site", "")),
+                    meta={k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))})
+        stored, changed = ctx.store.upsert_page(page)
+        (report.queued if changed or stored.status == "queued" else report.unchanged).append(stored.key)
+    return report
+
+
+@dataclass
+class Processed:
+    page: str
+    status: str  # done | failed | missing
+    matches: list[MatchRecord] = field(default_factory=list)
+    reason: str = ""
+
+
+def process_page(ctx: Context, key: str) -> Processed:
+    """Match one stored page against the registered originals and record the matches."""
+    try:
+        page = ctx.store.get_page(key)
+    except NotFound:
+        return Processed(page=key, status="missing", reason="no such page in the store")
+    try:
+        prepared = ctx.tracker.prepare(Document(page.key, page.text, meta={"site": page.site}))
+    except FingerprintError as e:
+        ctx.store.set_page_status(key, "failed", str(e))
+        return Processed(page=key, status="failed", reason=str(e))
+    if prepared.units == 0:
+        ctx.store.set_page_status(key, "failed", EMPTY_REASON)
+        return Processed(page=key, status="failed", reason=EMPTY_REASON)
+    found = ctx.tracker.match(prepared)
+    records = [ctx.store.upsert_match(to_record(m, page, ctx)) for m in found]
+    ctx.store.set_page_status(key, "done")
+    return Processed(page=key, status="done", matches=records)
+
+
+def to_record(m: Match, page: Page, ctx: Context) -> MatchRecord:
+    work = m.original.split("/", 1)[0]
+    return MatchRecord(
+        page=page.key, chapter=m.original, work=work, site=page.site,
+        similarity=m.similarity, containment=m.containment, page_share=m.page_share, verdict=m.verdict,
+        scores=dict(m.scores), spans=[vars(s).copy() for s in m.spans],
+    )
+
+
+def process_queued(ctx: Context, *, limit: int | None = None,
+                   each: Callable[[Processed], None] | None = None) -> dict[str, int]:
+    """Process the queued pages in this process; counts by outcome. (Failed pages are
+    retried by the daily task while they have attempts left.)"""
+    counts = {"done": 0, "failed": 0, "matches": 0}
+    keys = [p.key for p in ctx.store.pages(status="queued", limit=limit)]
+    for key in keys:
+        r = process_page(ctx, key)
+        counts[r.status] = counts.get(r.status, 0) + 1
+        counts["matches"] += len(r.matches)
+        if each:
+            each(r)
+    return counts
+
+
+def reindex(ctx: Context, *, refingerprint: bool = False, progress: Callable[[Iterable], Iterable] | None = None) -> int:
+    """Rebuild the index from the store. Chapters without a fingerprint for the current
+    parameters (or all, with refingerprint) are fingerprinted again first."""
+    from fingerprint.engine import prepare
+
+    have = set() if refingerprint else {r.chapter for r in ctx.store.fingerprints(ctx.params_hash)}
+    chapters = list(ctx.store.chapters())
+    todo = [c for c in chapters if c.key not in have]
+    for ch in (progress(todo) if progress else todo):
+        keys = index_keys(prepare(ch.key, ch.text, ctx.config), ctx.config, ctx.params)
+        ctx.store.put_fingerprint(FingerprintRecord(chapter=ch.key, params_hash=ctx.params_hash,
+                                                    params=params_of(ctx.config, ctx.params), data=pack_keys(keys)))
+    ctx.index.clear()
+    return ctx.load_index(ctx.index)

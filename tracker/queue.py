@@ -1,0 +1,67 @@
+"""Handing pages on for processing: to the Celery workers when FPT_BROKER_URL is
+set, otherwise right here, in-process. `fptrack ingest` and the daily run use it."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kombu.exceptions import OperationalError
+from kombu.utils.url import maybe_sanitize_url
+
+from . import pipeline
+from .context import Context
+from .settings import SettingsError
+
+PROCESS_PAGE = "tracker.tasks.process_page"
+
+
+class BrokerUnavailable(SettingsError):
+    """FPT_BROKER_URL is set but the broker cannot be reached."""
+
+
+def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None) -> str:
+    """Send a process_page task per page key when a broker is configured (or `app` is
+    given); otherwise process the pages now. Returns a one-line summary."""
+    keys = list(dict.fromkeys(keys))
+    if app is None and not ctx.settings.broker_url:
+        return _process_here(ctx, keys)
+    if app is None:
+        from .celery_app import create_celery
+
+        app = create_celery(ctx.settings)
+    task = app.tasks[PROCESS_PAGE]
+    try:
+        if app.conf.task_always_eager:
+            for key in keys:
+                task.apply_async((key,))
+        else:
+            with app.producer_or_acquire() as producer:
+                for key in keys:
+                    task.apply_async((key,), producer=producer)
+    except OperationalError as e:
+        url = maybe_sanitize_url(str(app.conf.broker_url or ctx.settings.broker_url))
+        raise BrokerUnavailable(
+            f"cannot reach the broker at FPT_BROKER_URL={url}: {e}; start it, or unset FPT_BROKER_URL "
+            "and run `fptrack process` (the pages are stored as queued, nothing is lost)") from e
+    return f"queued {len(keys)} pages for the workers"
+
+
+def _process_here(ctx: Context, keys: list[str]) -> str:
+    done = failed = missing = matches = 0
+    for key in keys:
+        r = pipeline.process_page(ctx, key)
+        done += r.status == "done"
+        failed += r.status == "failed"
+        missing += r.status == "missing"
+        matches += len(r.matches)
+    text = f"{done} pages done, {failed} failed, {matches} matches"
+    return text + (f", {missing} not in the store" if missing else "")
+
+
+def pages_to_process(ctx: Context) -> tuple[list[str], list[str]]:
+    """(queued pages, failed pages with attempts left (fewer than FPT_MAX_ATTEMPTS)).
+
+    Failed pages are sent again as they are: their status changes when they are
+    processed, so each processing counts one attempt and nothing else does."""
+    queued = [p.key for p in ctx.store.pages(status="queued")]
+    retry = [p.key for p in ctx.store.pages(status="failed") if p.attempts < ctx.settings.max_attempts]
+    return queued, retry

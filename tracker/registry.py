@@ -1,0 +1,124 @@
+"""Registering originals: a work's chapters into the store, their fingerprints
+next to them, and their keys into the index."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fingerprint.chapters import split_chapters
+from fingerprint.engine import prepare
+from fingerprint.errors import InputError
+from fingerprint.index import index_keys
+from fingerprint.sources import ReadReport, read_documents
+
+from .context import Context
+from .fingerprints import pack_keys, params_of
+from .store import Chapter, FingerprintRecord, Work
+
+_NUMBER_IN_NAME = re.compile(r"(\d+)")
+
+
+@dataclass
+class ChapterInput:
+    name: str  # unique within the work: file name without extension, or "第N回" style
+    title: str
+    text: str
+    number: int | None = None
+
+
+@dataclass
+class RegisterReport:
+    work: Work
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # no text left to fingerprint
+    skipped: ReadReport = field(default_factory=ReadReport)
+
+
+def work_id(title: str) -> str:
+    """A work's id: its title with whitespace collapsed ("山城旧事", "Pride and Prejudice")."""
+    wid = " ".join(title.split())
+    if not wid or "/" in wid:
+        raise InputError(f"a work title must be non-empty and contain no '/': {title!r}")
+    return wid
+
+
+def chapters_from(path: str | Path, report: ReadReport | None = None) -> list[ChapterInput]:
+    """A folder: one chapter per file (name = file name without extension, in name order).
+    A JSON Lines file: one chapter per record. One text file: split at its chapter headings
+    (第X章/回/卷, Chapter N); a file without headings is one chapter."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"no such file or directory: {p}; check the path")
+    docs = list(read_documents([str(p)], report))
+    if p.is_dir() or len(docs) != 1:
+        out = []
+        for order, d in enumerate(sorted(docs, key=lambda d: _natural(d.key)), 1):
+            m = _NUMBER_IN_NAME.search(d.key)
+            out.append(ChapterInput(name=d.key, title=d.meta.get("title") or d.key, text=d.text,
+                                    number=int(m.group(1)) if m else order))
+        return out
+    doc = docs[0]
+    parts = split_chapters(doc.text)
+    if len(parts) <= 1:
+        return [ChapterInput(name=doc.key, title=doc.meta.get("title") or doc.key, text=doc.text, number=1)]
+    out, seen = [], set()
+    for i, c in enumerate(parts):
+        name = c.heading or ("序" if c.number is None else f"{i:04d}")
+        name = " ".join(name.split())[:80].replace("/", "／")
+        if name in seen:
+            name = f"{name} ({i})"
+        seen.add(name)
+        out.append(ChapterInput(name=name, title=c.heading or name, text=c.text, number=c.number))
+    return out
+
+
+def _natural(key: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
+
+
+def register_work(ctx: Context, title: str, path: str | Path, *, author: str = "") -> RegisterReport:
+    """Register (or update) a work from a file or folder; changed chapters are re-fingerprinted."""
+    skipped = ReadReport()
+    inputs = chapters_from(path, skipped)
+    if not inputs:
+        raise InputError(f"no chapters to register in {path}: give a text file, a folder of chapter files, "
+                         "or a JSON Lines file of {\"id\", \"text\"} records")
+    work = ctx.store.upsert_work(Work(id=work_id(title), title=title, author=author))
+    report = RegisterReport(work=work, skipped=skipped)
+    for c in inputs:
+        ch, status = register_chapter(
+            ctx, Chapter(key=f"{work.id}/{c.name}", work=work.id, title=c.title, text=c.text, number=c.number))
+        getattr(report, status).append(ch.key)
+    return report
+
+
+def register_chapter(ctx: Context, chapter: Chapter) -> tuple[Chapter, str]:
+    """Store a chapter; when its text is new or changed, fingerprint and index it.
+    Returns the stored chapter and what happened: "added", "changed", "unchanged" or "empty"."""
+    is_new = _known_doc(ctx, chapter.key) is None
+    ch, changed = ctx.store.upsert_chapter(chapter)
+    if not changed:
+        return ch, "unchanged"
+    p = prepare(ch.key, ch.text, ctx.config, {"work": ch.work, "title": ch.title})
+    keys = index_keys(p, ctx.config, ctx.params)
+    ctx.store.put_fingerprint(FingerprintRecord(chapter=ch.key, params_hash=ctx.params_hash,
+                                                params=params_of(ctx.config, ctx.params), data=pack_keys(keys)))
+    ctx.tracker.originals.pop(ch.doc, None)
+    if keys.empty:
+        ctx.index.remove(ch.doc)
+        return ch, "empty"
+    ctx.index.add(ch.doc, keys)
+    ctx.tracker.originals[ch.doc] = p
+    return ch, "added" if is_new else "changed"
+
+
+def _known_doc(ctx: Context, key: str) -> int | None:
+    from .store import NotFound
+
+    try:
+        return ctx.store.get_chapter(key).doc
+    except NotFound:
+        return None

@@ -1,0 +1,92 @@
+"""Settings from environment variables (FPT_...) and an optional TOML file, with
+defaults that need nothing set: the embedded store under FPT_HOME, the
+in-process index, and no broker (work runs in-process)."""
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from fingerprint.engine import EngineConfig
+from fingerprint.index import IndexParams
+
+
+class SettingsError(ValueError):
+    """A setting has a value that cannot be used; the message names it and the fix."""
+
+
+def default_home() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "fptrack"
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path = field(default_factory=default_home)  # FPT_HOME: the embedded store's folder
+    mongo_url: str = ""  # FPT_MONGO_URL: use MongoDB instead of the embedded store
+    mongo_db: str = "fptrack"  # FPT_MONGO_DB
+    redis_url: str = ""  # FPT_REDIS_URL: keep the indexes in Redis instead of in-process
+    redis_prefix: str = "fpt:"  # FPT_REDIS_PREFIX
+    broker_url: str = ""  # FPT_BROKER_URL: queue work for Celery workers instead of running it in-process
+    min_containment: float = EngineConfig.min_containment  # FPT_MIN_CONTAINMENT
+    min_page_share: float = EngineConfig.min_page_share  # FPT_MIN_PAGE_SHARE
+    min_long_run: int = EngineConfig.min_long_run  # FPT_MIN_LONG_RUN
+    winnow_sample: int = 32  # FPT_WINNOW_SAMPLE: 1 in N winnowed hashes is indexed
+    pinyin_sample: int = 8  # FPT_PINYIN_SAMPLE
+    max_attempts: int = 5  # FPT_MAX_ATTEMPTS: a failing page is retried this many times
+    recrawl_hour: int = 3  # FPT_RECRAWL_HOUR: daily re-crawl and report time (UTC hour)
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Defaults, then the TOML file named by FPT_CONFIG (if any), then FPT_* variables."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        path = env.get("FPT_CONFIG")
+        if path:
+            try:
+                with open(path, "rb") as f:
+                    data = tomllib.load(f)
+            except OSError as e:
+                raise SettingsError(f"cannot read FPT_CONFIG={path}: {e.strerror}; fix the path or unset FPT_CONFIG") from e
+            except tomllib.TOMLDecodeError as e:
+                raise SettingsError(f"FPT_CONFIG={path} is not valid TOML: {e}") from e
+            values.update(data.get("fptrack", data))
+        for f in fields(cls):
+            name = f"FPT_{f.name.upper()}"
+            if name in env:
+                values[f.name] = env[name]
+        return cls()._with(values)
+
+    def _with(self, values: Mapping[str, object]) -> Settings:
+        known = {f.name: f for f in fields(self)}
+        out = {}
+        for name, raw in values.items():
+            if name not in known:
+                raise SettingsError(f"unknown setting {name!r}; known: {', '.join(sorted(known))}")
+            kind = type(getattr(self, name))
+            try:
+                out[name] = Path(os.path.expanduser(str(raw))) if kind is Path else kind(raw)
+            except (TypeError, ValueError):
+                raise SettingsError(
+                    f"setting {name} (FPT_{name.upper()}) must be a {kind.__name__}, got {raw!r}"
+                ) from None
+        s = replace(self, **out)
+        s.engine_config()  # validates the thresholds
+        if s.winnow_sample < 1 or s.pinyin_sample < 1:
+            raise SettingsError("FPT_WINNOW_SAMPLE and FPT_PINYIN_SAMPLE must be at least 1")
+        return s
+
+    def engine_config(self) -> EngineConfig:
+        try:
+            return EngineConfig(min_containment=self.min_containment, min_page_share=self.min_page_share,
+                                min_long_run=self.min_long_run)
+        except ValueError as e:
+            raise SettingsError(f"bad threshold: {e}") from e
+
+    def index_params(self) -> IndexParams:
+        """Sampling applies to the Redis index; the in-process index keeps every key."""
+        if self.redis_url:
+            return IndexParams(winnow_sample=self.winnow_sample, pinyin_sample=self.pinyin_sample)
+        return IndexParams()

@@ -1,0 +1,26 @@
+"""Choose the store: MongoDB when a URL is configured, else the embedded SQLite file,
+so that fptrack works out of the box with no server and scales out with one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .base import Store, StoreError
+
+SQLITE_NAME = "fptrack.sqlite3"
+
+
+def open_store(mongo_url: str | None, home: Path, *, db: str = "fptrack") -> Store:
+    """A MongoStore for `mongo_url` (database `db`), or, when it is None or empty, a
+    SQLiteStore at home / "fptrack.sqlite3" (the folder is created)."""
+    if mongo_url:
+        from .mongo import MongoStore
+
+        return MongoStore(mongo_url, db)
+    from .sqlite import SQLiteStore
+
+    home = Path(home).expanduser()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreError(f"cannot create the store folder {home}: {e}; set FPT_HOME to a writable folder") from e
+    return SQLiteStore(home / SQLITE_NAME)

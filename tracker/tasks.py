@@ -1,0 +1,205 @@
+"""Celery tasks: thin wrappers that take ids and call the pipeline.
+
+Each worker process opens one Context (store, index, engine) on its first task
+and reuses it. A store, index or connection error makes the task retry with
+exponential backoff and jitter, up to FPT_MAX_ATTEMPTS times; the page stays in
+the store meanwhile, so nothing is lost when the retries run out. Every task is
+idempotent: running one twice updates the same records.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from typing import Any
+
+from celery import Task, shared_task
+from celery.signals import worker_process_init, worker_process_shutdown
+from pymongo.errors import ConnectionFailure as MongoConnectionFailure
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from fingerprint.engine import prepare
+from fingerprint.index import index_keys
+
+from . import pipeline
+from .context import Context
+from .fingerprints import pack_keys, params_of
+from .redis_index import IndexUnavailable
+from .settings import Settings
+from .store import FingerprintRecord, NotFound, StoreError
+
+log = logging.getLogger(__name__)
+
+#: Errors worth retrying: the store or the index could not be reached, or refused a write.
+RETRY_ON = (StoreError, IndexUnavailable, RedisConnectionError, RedisTimeoutError, MongoConnectionFailure)
+
+#: Test hook, to kill a worker in the middle of a task: "N" makes `process_page` wait N
+#: seconds before touching the store, "after:N" after writing its results (before the ack).
+SLOW_TASK_ENV = "FPT_TEST_TASK_DELAY"
+
+_contexts: dict[int, Context] = {}  # id(app) -> this process's Context for that app
+_chapters_seen: dict[int, int] = {}  # id(app) -> stored chapters when its in-process index was loaded
+_lock = threading.Lock()
+
+
+def settings_of(app) -> Settings:
+    """The settings the app was made with (tracker.celery_app.create_celery), else the environment's."""
+    s = getattr(app, "fpt_settings", None)
+    return s if s is not None else Settings.load()
+
+
+def context(app) -> Context:
+    """This process's Context for `app`, opened on first use.
+
+    Without FPT_REDIS_URL the index is in-process, loaded from the store. When the
+    number of stored chapters has changed since (a work registered by another
+    process), it is loaded again so that the new chapters are matched too. With
+    FPT_REDIS_URL all processes share the index and nothing needs reloading.
+    """
+    with _lock:
+        ctx = _contexts.get(id(app))
+        if ctx is None:
+            ctx = _contexts[id(app)] = Context(settings_of(app))
+        if not ctx.settings.redis_url:
+            n = ctx.store.counts()["chapters"]
+            seen = _chapters_seen.get(id(app))
+            if seen is not None and seen != n:
+                log.info("the store has %d chapters now (was %d): reloading the in-process index", n, seen)
+                ctx.index.clear()
+                ctx.load_index(ctx.index)
+                ctx.tracker.originals.clear()
+            _chapters_seen[id(app)] = n
+        return ctx
+
+
+def use_context(app, ctx: Context | None) -> None:
+    """Make the tasks of `app` use `ctx` in this process (None: open one from the settings on next use)."""
+    with _lock:
+        _chapters_seen.pop(id(app), None)
+        if ctx is None:
+            _contexts.pop(id(app), None)
+        else:
+            _contexts[id(app)] = ctx
+
+
+@worker_process_init.connect
+def _forget_inherited_contexts(**_: Any) -> None:
+    # A forked pool process must not share the parent's connections: open its own on first use.
+    _contexts.clear()
+    _chapters_seen.clear()
+
+
+@worker_process_shutdown.connect
+def _close_contexts(**_: Any) -> None:
+    with _lock:
+        for ctx in _contexts.values():
+            try:
+                ctx.close()
+            except Exception:  # closing is best effort at shutdown
+                log.debug("closing a context failed", exc_info=True)
+        _contexts.clear()
+        _chapters_seen.clear()
+
+
+class PipelineTask(Task):
+    """Retries on store/index/connection errors with exponential backoff and jitter.
+    max_retries is set per app from FPT_MAX_ATTEMPTS (see create_celery)."""
+
+    autoretry_for = RETRY_ON
+    retry_backoff = True
+    retry_backoff_max = 600
+    retry_jitter = True
+    max_retries = Settings.max_attempts
+    acks_late = True
+    reject_on_worker_lost = True
+
+    @property
+    def ctx(self) -> Context:
+        return context(self.app)
+
+
+class PageTask(PipelineTask):
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        # Out of retries (or an unexpected error): record why on the page when the store
+        # allows it. If it does not, the page simply stays queued; either way it is kept,
+        # and the daily run sends it again while it has attempts left.
+        key = args[0] if args else kwargs.get("key")
+        if not key:
+            return
+        reason = f"gave up after {self.request.retries} retries: {type(exc).__name__}: {exc}"
+        try:
+            self.ctx.store.set_page_status(key, "failed", reason)
+        except Exception as e:
+            log.warning("page %s stays queued: could not record its failure (%s)", key, e)
+
+
+@shared_task(bind=True, base=PageTask, name="tracker.tasks.process_page")
+def process_page(self: PipelineTask, key: str) -> dict[str, Any]:
+    """Match one stored page and record its matches; the page ends "done" or "failed"."""
+    when, _, delay = os.environ.get(SLOW_TASK_ENV, "").rpartition(":")
+    if delay and when != "after":
+        time.sleep(float(delay))
+    r = pipeline.process_page(self.ctx, key)
+    if delay and when == "after":
+        time.sleep(float(delay))
+    if r.status == "failed":
+        log.info("page %s failed: %s", key, r.reason)
+    return {"page": r.page, "status": r.status, "matches": len(r.matches), "reason": r.reason}
+
+
+@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.register_chapter")
+def register_chapter(self: PipelineTask, key: str) -> dict[str, Any]:
+    """Fingerprint one stored chapter again and put its keys into the index."""
+    return fingerprint_chapter(self.ctx, key)
+
+
+@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.reindex")
+def reindex(self: PipelineTask) -> dict[str, Any]:
+    """Rebuild the index from the stored fingerprints (missing ones are made first)."""
+    return {"indexed": pipeline.reindex(self.ctx)}
+
+
+@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.daily")
+def daily(self: PipelineTask) -> dict[str, Any]:
+    """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): re-crawl the sites, then send
+    a process_page task for every queued page and every failed page with attempts left."""
+    from .queue import pages_to_process
+
+    ctx = self.ctx
+    crawled = recrawl_sites(ctx)
+    queued, retried = pages_to_process(ctx)
+    task = self.app.tasks["tracker.tasks.process_page"]
+    for key in queued + retried:
+        task.apply_async((key,))
+    summary = {"crawled": crawled, "queued": len(queued), "retried": len(retried)}
+    log.info("daily run: %s", summary)
+    return summary
+
+
+def recrawl_sites(ctx: Context) -> int:
+    """Re-crawl the watched sites and store what changed as queued pages; returns how many
+    pages were stored. The hook for the crawler: until one is configured it does nothing."""
+    log.info("no crawler configured: skipping the re-crawl")
+    return 0
+
+
+def fingerprint_chapter(ctx: Context, key: str) -> dict[str, Any]:
+    """Fingerprint a stored chapter with the current parameters, store the fingerprint and
+    (re)place its keys in the index. Idempotent."""
+    try:
+        ch = ctx.store.get_chapter(key)
+    except NotFound:
+        return {"chapter": key, "status": "missing"}
+    p = prepare(ch.key, ch.text, ctx.config, {"work": ch.work, "title": ch.title})
+    keys = index_keys(p, ctx.config, ctx.params)
+    ctx.store.put_fingerprint(FingerprintRecord(chapter=ch.key, params_hash=ctx.params_hash,
+                                                params=params_of(ctx.config, ctx.params), data=pack_keys(keys)))
+    ctx.tracker.originals.pop(ch.doc, None)
+    ctx.index.remove(ch.doc)
+    if keys.empty:
+        return {"chapter": key, "status": "empty"}
+    ctx.index.add(ch.doc, keys)
+    ctx.tracker.originals[ch.doc] = p
+    return {"chapter": key, "status": "indexed"}
