@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fingerprint.chapters import split_chapters
+from fingerprint.chapters import chinese_numeral, split_chapters
 from fingerprint.engine import prepare
 from fingerprint.errors import InputError
 from fingerprint.index import index_keys
@@ -16,7 +16,18 @@ from .context import Context
 from .fingerprints import pack_keys, params_of
 from .store import Chapter, FingerprintRecord, Work
 
-_NUMBER_IN_NAME = re.compile(r"(\d+)")
+_NUMBER_IN_NAME = re.compile(r"第\s*([0-9零〇一二两三四五六七八九十百千]+)\s*[章回节卷]|(\d+)")
+
+
+def number_in_name(name: str) -> int | None:
+    """The chapter number a file name carries: "第十二回", "chapter-012", "12"."""
+    m = _NUMBER_IN_NAME.search(name)
+    if not m:
+        return None
+    try:
+        return chinese_numeral(m.group(1)) if m.group(1) else int(m.group(2))
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -54,12 +65,11 @@ def chapters_from(path: str | Path, report: ReadReport | None = None) -> list[Ch
         raise InputError(f"no such file or directory: {p}; check the path")
     docs = list(read_documents([str(p)], report))
     if p.is_dir() or len(docs) != 1:
-        out = []
-        for order, d in enumerate(sorted(docs, key=lambda d: _natural(d.key)), 1):
-            m = _NUMBER_IN_NAME.search(d.key)
-            out.append(ChapterInput(name=d.key, title=d.meta.get("title") or d.key, text=d.text,
-                                    number=int(m.group(1)) if m else order))
-        return out
+        numbered = [(number_in_name(d.key), d) for d in docs]
+        numbered.sort(key=lambda nd: (nd[0] is None, nd[0] or 0, _natural(nd[1].key)))
+        return [ChapterInput(name=d.key, title=d.meta.get("title") or d.key, text=d.text,
+                             number=n if n is not None else order)
+                for order, (n, d) in enumerate(numbered, 1)]
     doc = docs[0]
     parts = split_chapters(doc.text)
     if len(parts) <= 1:

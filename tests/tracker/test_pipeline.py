@@ -97,3 +97,11 @@ def test_a_whole_book_file_is_split_into_chapters(tmp_path):
     got = chapters_from(book)
     assert [c.number for c in got] == [1, 2, 3]
     assert got[0].name.startswith("第一章") and "雨夜来客" in got[0].title
+
+
+def test_chapter_numbers_come_from_file_names_in_any_numeral(tmp_path):
+    from tracker.registry import number_in_name
+
+    assert [number_in_name(n) for n in ("山城旧事-第三章", "第一百零一回", "chapter-012", "序")] == [3, 101, 12, None]
+    got = chapters_from(SAMPLES / "originals")
+    assert [c.number for c in got] == [1, 2, 3] and got[1].name == "山城旧事-第二章"
