@@ -81,3 +81,9 @@ def test_user_mistakes_get_a_message_not_a_traceback(settings, tmp_path):
     assert r.exit_code != 0 and "FPT_MIN_CONTAINMENT" in r.output
     r = run("worker", env={**env, "FPT_BROKER_URL": ""})
     assert r.exit_code != 0 and "FPT_BROKER_URL" in r.output
+
+
+def test_an_unreachable_mongodb_is_a_clear_error(settings):
+    r = run("stats", env={"FPT_HOME": str(settings.home), "FPT_MONGO_URL": "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300"})
+    assert r.exit_code != 0
+    assert "MongoDB" in r.output and "FPT_MONGO_URL" in r.output
