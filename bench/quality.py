@@ -221,6 +221,7 @@ def fmt(x: float | None) -> str:
 def run(args: argparse.Namespace) -> int:
     corpus = corpus_path(args.corpus)
     from fingerprint.engine import EngineConfig
+    from fingerprint.index import IndexParams
     from fingerprint.sources import read_documents
     from fingerprint.track import track
 
@@ -266,7 +267,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {len(missing)} pages were not read back, e.g. {sorted(missing)[:3]}", file=sys.stderr)
 
     t2 = time.perf_counter()
-    matches = track(orig_docs, page_docs, EngineConfig(winnow_units=args.winnow_units))
+    params = IndexParams(winnow_sample=args.winnow_sample, pinyin_sample=args.pinyin_sample, min_hits=args.min_hits)
+    matches = track(orig_docs, page_docs, EngineConfig(winnow_units=args.winnow_units), params)
     t_track = time.perf_counter() - t2
     ignore = set(args.ignore_verdicts.split(",")) if args.ignore_verdicts else set()
     fp_pairs = {(m.page, m.original): m for m in matches if m.verdict not in ignore}
@@ -424,6 +426,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strict", action="store_true", help="exit 1 when the targets are not met")
     ap.add_argument("--winnow-units", choices=["syllables", "characters"], default="syllables",
                     help="units of the winnowing channel (characters: to measure what syllables add)")
+    ap.add_argument("--winnow-sample", type=int, default=1, help="index 1 in N winnowed hashes (as the Redis index does)")
+    ap.add_argument("--pinyin-sample", type=int, default=1, help="index 1 in N pinyin-window codes")
+    ap.add_argument("--min-hits", type=int, default=2, help="shared sampled keys that make a candidate")
     args = ap.parse_args(argv)
     try:
         return run(args)

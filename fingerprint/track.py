@@ -88,10 +88,11 @@ class Tracker:
 
 
 def track(
-    originals: Iterable[Document], pages: Iterable[Document], config: EngineConfig = EngineConfig()
+    originals: Iterable[Document], pages: Iterable[Document], config: EngineConfig = EngineConfig(),
+    params: IndexParams | None = None,
 ) -> list[Match]:
     """Every (page, original) pair where the page copies the original."""
-    return list(iter_track(Tracker(config), originals, pages))
+    return list(iter_track(Tracker(config, params=params), originals, pages))
 
 
 def iter_track(tracker: Tracker, originals: Iterable[Document], pages: Iterable[Document]) -> Iterator[Match]:

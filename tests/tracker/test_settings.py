@@ -18,6 +18,7 @@ def test_environment_overrides_with_types(tmp_path):
     assert s.home == tmp_path / "h" and isinstance(s.home, Path)
     assert s.engine_config().min_containment == 0.2
     assert s.index_params().winnow_sample == 16  # sampling applies with Redis
+    assert s.index_params().min_hits == 1  # and one sampled key makes a candidate
 
 
 def test_config_file_then_environment(tmp_path):
