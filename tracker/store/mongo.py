@@ -40,7 +40,7 @@ from .base import (
     content_hash,
     now,
 )
-from .sqlite import check_status, check_window, clean_scores, clean_spans, to_text, utc
+from .values import check_status, check_window, clean_scores, clean_spans, to_text, utc
 
 T = TypeVar("T")
 RETRIES = 8  # conditional updates lost to concurrent writers before giving up

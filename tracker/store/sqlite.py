@@ -27,6 +27,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .values import check_status, check_window, clean_scores, clean_spans, to_text, utc
 from .base import (
     MATCH_STATUSES,
     PAGE_STATUSES,
@@ -118,17 +119,6 @@ CREATE INDEX IF NOT EXISTS matches_chapter ON matches (chapter);
 
 # ---- values ---------------------------------------------------------------
 
-def utc(dt: datetime) -> datetime:
-    """Aware UTC to the millisecond, the precision both backends keep (a naive datetime is taken as UTC)."""
-    dt = dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
-    return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
-
-
-def to_text(dt: datetime) -> str:
-    """Fixed-width ISO text, so that text order is time order."""
-    return utc(dt).isoformat(timespec="milliseconds")
-
-
 def from_text(s: str) -> datetime:
     return datetime.fromisoformat(s)
 
@@ -154,26 +144,6 @@ def dumps(value: Any) -> str:
 
 def loads(text: str) -> Any:
     return json.loads(text, object_hook=_json_hook)
-
-
-def check_status(status: str, allowed: Sequence[str], what: str) -> None:
-    if status not in allowed:
-        raise ValueError(f"unknown {what} {status!r}; use one of: {', '.join(allowed)}")
-
-
-def check_window(limit: int | None, offset: int = 0) -> None:
-    if limit is not None and limit < 0:
-        raise ValueError(f"limit must be 0 or more (or None for all), not {limit}")
-    if offset < 0:
-        raise ValueError(f"offset must be 0 or more, not {offset}")
-
-
-def clean_scores(scores: dict[str, Any]) -> dict[str, float]:
-    return {str(k): float(v) for k, v in scores.items()}
-
-
-def clean_spans(spans: list[dict[str, Any]]) -> list[dict[str, int]]:
-    return [{str(k): int(v) for k, v in s.items()} for s in spans]
 
 
 # ---- rows -> records ---------------------------------------------------------

@@ -1,0 +1,37 @@
+"""Value checks and conversions both store backends apply, so they behave alike."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+
+def utc(dt: datetime) -> datetime:
+    """Aware UTC to the millisecond, the precision both backends keep (a naive datetime is taken as UTC)."""
+    dt = dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
+
+
+def to_text(dt: datetime) -> str:
+    """Fixed-width ISO text, so that text order is time order."""
+    return utc(dt).isoformat(timespec="milliseconds")
+
+
+def check_status(status: str, allowed: Sequence[str], what: str) -> None:
+    if status not in allowed:
+        raise ValueError(f"unknown {what} {status!r}; use one of: {', '.join(allowed)}")
+
+
+def check_window(limit: int | None, offset: int = 0) -> None:
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be 0 or more (or None for all), not {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must be 0 or more, not {offset}")
+
+
+def clean_scores(scores: dict[str, Any]) -> dict[str, float]:
+    return {str(k): float(v) for k, v in scores.items()}
+
+
+def clean_spans(spans: list[dict[str, Any]]) -> list[dict[str, int]]:
+    return [{str(k): int(v) for k, v in s.items()} for s in spans]
