@@ -2,16 +2,18 @@
 
     .venv/bin/python bench/redis_index.py [--sizes 100000,1000000] [--quick]
                                           [--redis-url redis://127.0.0.1:6379/13]
-                                          [--peer-docs 10000] [--queries 300] [--corpus PATH] [--no-write]
+                                          [--peer-docs 10000] [--no-peer] [--queries 300] [--corpus PATH]
+                                          [--no-write]
 
 Realistic keys: a sample of real chapters of zh_novels is prepared with the default
 EngineConfig and IndexParams(winnow_sample=32, pinyin_sample=8); N distinct synthetic
 chapters are made from them by XOR-ing every key array (and the Simhash) with a random
 64-bit salt per copy, so key counts and distributions are those of real chapters.
 
-Measured, at each size (the index grows from one size to the next):
-- indexing throughput (add_many, 500 chapters per round trip pair; key generation not timed),
-- Redis memory per chapter: INFO memory used_memory delta / chapters,
+Measured, at each size (a fresh index per size, its capacity set to that size):
+- indexing throughput (add_many, 20,000 chapters per round trip pair; key generation not timed),
+- Redis memory per chapter: INFO memory used_memory delta / chapters, after RedisIndex.compact()
+  (and before it: APPEND leaves strings with up to as much room again reserved),
 - query latency p50/p99 for an indexed chapter's keys and for an unrelated page's keys.
 The peer is datasketch's MinHashLSH(threshold=0.5, num_perm=128) with Redis storage, on
 the same signatures (salted alike), measured on --peer-docs documents only (it inserts a
@@ -54,7 +56,7 @@ from fingerprint.index import IndexKeys, IndexParams, index_keys  # noqa: E402
 PARAMS = IndexParams(winnow_sample=32, pinyin_sample=8)
 CONFIG = EngineConfig()
 BASE_CHAPTERS = 400
-CHUNK = 10_000  # synthetic chapters generated per add_many call
+CHUNK = 100_000  # synthetic chapters generated per add_many call
 TARGETS = "targets: >= 20,000 chapters/s indexed, <= 1 KB of Redis memory per chapter, p50 <= 2 ms per query at 1M"
 
 
@@ -99,10 +101,11 @@ def bench_ours(client, keys: Keys, unrelated: list[IndexKeys], sizes: list[int],
                table: Table, rng) -> None:
     from tracker.redis_index import RedisIndex
 
-    idx = RedisIndex(client, CONFIG, PARAMS, prefix="bench:", capacity=max(sizes))
-    mem0 = used_memory(client)
-    done, spent = 0, 0.0
     for n in sizes:
+        client.flushdb()
+        idx = RedisIndex(client, CONFIG, PARAMS, prefix="bench:", capacity=n)
+        mem0 = used_memory(client)
+        done, spent = 0, 0.0
         while done < n:
             m = min(CHUNK, n - done)
             items = [(i, keys.copy(i)) for i in range(done, done + m)]
@@ -110,18 +113,25 @@ def bench_ours(client, keys: Keys, unrelated: list[IndexKeys], sizes: list[int],
             idx.add_many(items)
             spent += time.perf_counter() - t0
             done += m
-            print(f"  indexed {done:,} chapters, {done / spent:,.0f}/s", file=sys.stderr, flush=True)
+            if done % 100_000 == 0 or done == n:
+                print(f"  indexed {done:,} chapters, {done / spent:,.0f}/s", file=sys.stderr, flush=True)
+        grown = used_memory(client) - mem0
+        t0 = time.perf_counter()
+        strings = idx.compact()
+        compact_s = time.perf_counter() - t0
         mem = used_memory(client) - mem0
         found = rng.integers(0, n, size=n_queries)
         hit = latencies(lambda i: idx.candidates(keys.copy(int(i))), list(found))
         miss = latencies(idx.candidates, unrelated[:n_queries] * (n_queries // max(1, len(unrelated[:n_queries]))))
         ok = sum(int(i) in idx.candidates(keys.copy(int(i))) for i in found[:50])
-        table.add("RedisIndex (all channels)", f"{n:,}", fmt_rate(n / spent), fmt_bytes(mem / n),
+        table.add("RedisIndex (all channels)", f"{n:,}", fmt_rate(n / spent),
+                  f"{fmt_bytes(mem / n)} ({fmt_bytes(grown / n)} before compact())",
                   fmt_seconds(percentile(hit, 50)), fmt_seconds(percentile(hit, 99)),
                   fmt_seconds(percentile(miss, 50)), fmt_seconds(percentile(miss, 99)), f"{ok}/50", fmt_bytes(mem))
-    info = client.info("keyspace")
-    table.notes.append(f"RedisIndex layout: bucket bits {idx.bits}; keys in the database at {done:,} chapters: "
-                       f"{next(iter(info.values()))['keys'] if info else 0:,}.")
+        info = client.info("keyspace")
+        table.notes.append(f"RedisIndex at {n:,} chapters: bucket bits {idx.bits}, "
+                           f"{next(iter(info.values()))['keys'] if info else 0:,} keys in the database; "
+                           f"compact() rewrote {strings:,} strings in {compact_s:.1f} s (not in indexed/s).")
 
 
 def bench_peer(client, url_kw: dict, keys: Keys, n: int, n_queries: int, table: Table, rng) -> None:
@@ -162,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--redis-url", default="redis://127.0.0.1:6379/13",
                     help="a Redis database the benchmark may flush (default db 13)")
     ap.add_argument("--peer-docs", type=int, default=None, help="documents for datasketch (default 10000)")
+    ap.add_argument("--no-peer", action="store_true",
+                    help="skip datasketch (its row says it was not run)")
     ap.add_argument("--queries", type=int, default=None, help="queries per kind and size (default 300)")
     ap.add_argument("--corpus", help="the corpus folder (default: $FPT_SHARED/corpus or ../shared/corpus)")
     ap.add_argument("--no-write", action="store_true", help="print the tables only")
@@ -215,8 +227,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("RedisIndex ...", file=sys.stderr, flush=True)
         bench_ours(client, keys, unrelated, sizes, n_queries, table, rng)
         client.flushdb()
-        print(f"datasketch on {peer_docs:,} documents ...", file=sys.stderr, flush=True)
-        bench_peer(client, url_kw, keys, peer_docs, n_queries, table, rng)
+        if args.no_peer:
+            table.add("datasketch MinHashLSH (redis)", "–", "not run (--no-peer)", "–", "–", "–", "–", "–", "–", "–")
+        else:
+            print(f"datasketch on {peer_docs:,} documents ...", file=sys.stderr, flush=True)
+            bench_peer(client, url_kw, keys, peer_docs, n_queries, table, rng)
     except redis.RedisError as e:
         raise BenchError(f"Redis at {args.redis_url} failed during the benchmark: {e}") from None
     finally:

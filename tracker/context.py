@@ -95,6 +95,9 @@ class Context:
         items = [(docs[r.chapter], unpack_keys(r.data)) for r in self.store.fingerprints(self.params_hash)
                  if r.chapter in docs]
         index.add_many(items)
+        compact = getattr(index, "compact", None)
+        if compact is not None and items:
+            compact()  # the Redis index stores its buckets at their exact size after a bulk load
         return len(items)
 
     @cached_property

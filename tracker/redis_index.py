@@ -1,38 +1,44 @@
 """`RedisIndex`: the candidate index on Redis, shared by every worker of the tracker.
 
 It answers exactly the question `fingerprint.index.MemoryIndex` answers (same
-candidates, same channels) but keeps the postings in Redis, laid out for memory:
+candidates, same channels) but keeps the postings in Redis, laid out for memory
+and for few commands:
 
-* winnow, pinyin and LSH band keys: one small sorted set per bucket,
+* winnow, pinyin and LSH band keys: one append-only string per bucket,
   ``{prefix}{w|p|b}:{bucket}``, where the bucket is the top bits of the 64-bit
-  key. A posting is one entry: score = the next 23 bits of the key (a small
-  integer), member = the document number (also an integer). Redis stores both
-  as packed integers in the set's listpack, about 10 bytes per posting; the
-  bucket count is sized from `capacity` so a bucket keeps well under the
-  128 entries that listpack encoding allows. A page's key is looked up with
-  ZRANGEBYSCORE on its bucket (score == its residual); 64 - 23 - bucket bits
-  of the key are not stored, so two keys agreeing on the stored 40-odd bits
-  are taken as equal (about 1 chance in 10**5 per page at a million originals).
-  A document with two keys in one bucket gets members "doc" and "doc:1", since
-  a member appears once per set.
-* Simhash: the k+1 pigeonhole blocks of the value, one sorted set per block
-  value, ``{prefix}s{i}:{block}``: member = document, score = the other 48 bits;
-  a query reads its k+1 sets and keeps the values within k bits.
-* ``{prefix}d:{doc}``: what removal needs (the buckets of each posting and the
-  Simhash), packed; removal reads it and deletes exactly those entries, it never
-  scans. ``{prefix}n`` counts documents; ``{prefix}meta`` holds the layout.
+  key (sized from `capacity` so a bucket holds about FILL postings). A posting
+  is a fixed record: the next RESIDUAL_BYTES bytes of the key, then a 4-byte
+  posting id, little-endian. A batch groups its postings by bucket and writes
+  each bucket with one APPEND. The key bits below the stored ones are dropped,
+  so two keys agreeing on the stored bits (bucket + residual) count as equal.
+* Simhash: the k+1 pigeonhole blocks of the value; table i keeps, under the top
+  bits of block i, ``{prefix}s{i}:{bucket}``, 12-byte records (the whole value,
+  then the posting id); a query reads its k+1 buckets and keeps values within k bits.
+* Removal never scans and never rewrites postings: postings are not deleted,
+  they die. A document's first posting id is its own number (below 2**31). Its
+  state is a field of ``{prefix}D:{doc >> 8}`` (a small hash, one per 256
+  numbers): "" = indexed under its own number, "<id>" = indexed under an alias
+  id (>= 2**31, given when a number is indexed again), "-" = removed.
+  ``{prefix}A:{id >> 8}`` maps live alias ids to documents; a dead alias is
+  deleted from it. ``{prefix}F`` is a 65,536-bit filter: bit (doc & 0xFFFF) is
+  set once a document's own number has died (removed or re-indexed). A query
+  trusts postings whose id is a number with a clear filter bit and looks up the
+  others in a second round trip, which only happens when changed documents are
+  among the hits. Dead postings take memory until `clear()` and a rebuild.
+* ``{prefix}n`` counts documents, ``{prefix}ids`` hands out alias ids and
+  ``{prefix}meta`` holds the layout.
 
-Writes go out as raw pipelines (no transaction): a document's record is swapped
-with SET ... GET (so a re-added document loses its old postings first and the
-count stays exact with several writers), then every posting is one ZADD, sent
-in one buffer per batch with replies switched off (CLIENT REPLY OFF), which is
-what makes bulk indexing fast; the count update after them turns the replies
-back on, so a write refused by Redis (out of memory) is still reported.
-A page query is one round trip of ZRANGEBYSCORE/ZRANGE commands.
+Writes go out as raw pipelines (no transaction): one round trip marks the new
+documents (HSETNX on their state; a number already known takes the slow path
+of a WATCH/MULTI transaction that gives it an alias), then one buffer carries
+every APPEND with replies switched off (CLIENT REPLY OFF); the count update
+after them turns replies back on, so a write refused by Redis is still
+reported. A query is one MGET (plus the rare lookup above).
 """
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from itertools import islice
 
@@ -40,20 +46,25 @@ import numpy as np
 import redis
 
 from fingerprint.engine import EngineConfig
+from fingerprint.hashing import distinct
 from fingerprint.index import IndexKeys, IndexParams
 from fingerprint.lsh import LSHParams
-from fingerprint.simhash import hamming
+from fingerprint.simhash import popcount
 
 _U64 = np.uint64
-RESIDUAL_BITS = 23  # fits Redis' 24-bit signed listpack integer: 5 bytes with its back-length
-FILL = 64  # average postings per bucket at `capacity` (Poisson tails stay under 128)
-MAX_BUCKET_BITS = 24  # a record stores bucket numbers in 3 bytes
-BATCH = 500  # documents per round trip in add_many
+RESIDUAL_BYTES = 3  # key bits stored per posting under the bucket bits (24)
+REC = RESIDUAL_BYTES + 4  # bytes per winnow/pinyin/band posting
+SIM_REC = 12  # bytes per Simhash posting: the value, then the id
+FILL = 256  # average postings per bucket at `capacity`
+MAX_BUCKET_BITS = 28
+ALIAS_BASE = 1 << 31  # posting ids from here on are aliases; document numbers stay below
+FILTER_MASK = 0xFFFF  # bits of the changed-documents filter
+BATCH = 20_000  # documents per round trip pair in add_many
 CHANNELS = (("winnow", b"w"), ("pinyin", b"p"), ("minhash", b"b"))
 # Postings per original per channel with no sampling, for a chapter of about 6,000 syllables;
 # only used to size buckets when an index is created.
 _PER_DOC = {"winnow": 1330, "pinyin": 360}
-_HEADER = np.dtype([("sim", "<u8"), ("has_sim", "u1"), ("n", "<u2", (3,))])
+_LAYOUT = b"packed-v1"
 
 
 class IndexUnavailable(RuntimeError):
@@ -88,28 +99,9 @@ def connect(url: str, timeout: float = 2.0) -> redis.Redis:
     return client
 
 
-def bucket_bits(capacity: int, per_doc: float) -> int:
+def bucket_bits(capacity: int, per_doc: float, most: int = MAX_BUCKET_BITS) -> int:
     """Bucket bits so that `capacity` documents leave about FILL postings per bucket."""
-    return int(min(MAX_BUCKET_BITS, max(4, math.ceil(math.log2(max(1.0, capacity * per_doc / FILL))))))
-
-
-def _members(doc: int, buckets: np.ndarray) -> list[bytes]:
-    """Set members for a document's postings in `buckets` (in order): "doc", then "doc:1",
-    "doc:2" for its further postings in the same bucket, so none overwrites another."""
-    base = b"%d" % doc
-    if buckets.shape[0] < 2 or np.unique(buckets).shape[0] == buckets.shape[0]:
-        return [base] * buckets.shape[0]
-    seen: dict[int, int] = {}
-    out = []
-    for b in buckets.tolist():
-        j = seen.get(b, 0)
-        seen[b] = j + 1
-        out.append(base if j == 0 else b"%d:%d" % (doc, j))
-    return out
-
-
-def _doc_of(member: bytes) -> int:
-    return int(member.partition(b":")[0])
+    return int(min(most, max(4, math.ceil(math.log2(max(1.0, capacity * per_doc / FILL))))))
 
 
 def _cmd(*args: bytes) -> bytes:
@@ -117,57 +109,70 @@ def _cmd(*args: bytes) -> bytes:
     return b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%b\r\n" % (len(a), a) for a in args)
 
 
-def _zadd(key: bytes, score: int, member: bytes) -> bytes:
-    s = b"%d" % score
-    return b"*4\r\n$4\r\nZADD\r\n$%d\r\n%b\r\n$%d\r\n%b\r\n$%d\r\n%b\r\n" % (
-        len(key), key, len(s), s, len(member), member)
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
 
-_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-_SCORE_DIGITS = len(str((1 << RESIDUAL_BITS) - 1))
-
-
-def _digits(values: np.ndarray, width: int, base: int) -> np.ndarray:
-    """ASCII digits of non-negative `values`, zero-padded to `width` (uint8[n, width])."""
+def _hex(values: np.ndarray, width: int) -> np.ndarray:
+    """Lower-case hex digits of non-negative `values`, zero-padded to `width` (uint8[n, width])."""
     out = np.empty((values.shape[0], width), dtype=np.uint8)
     v = values.astype(np.int64, copy=True)
     for j in range(width - 1, -1, -1):
-        out[:, j] = _DIGITS[v % base]
-        v //= base
+        out[:, j] = _HEX[v & 15]
+        v >>= 4
     return out
 
 
-def _zadd_rows(key_head: bytes, hex_width: int, buckets: np.ndarray, scores: np.ndarray,
-               docs: np.ndarray) -> bytes:
-    """ZADD {key_head}{bucket} {score} {doc} for every row, built as one buffer with numpy
-    (the key's bucket in `hex_width` hex digits, the score zero-padded, the doc as is)."""
+def _appends(head: bytes, width: int, buckets: np.ndarray, recs: np.ndarray) -> list[bytes]:
+    """APPEND {head}{bucket in `width` hex digits} {the records of that bucket, in order} for
+    every bucket in `buckets` (one per record of `recs`, uint8[n, size]), built with numpy:
+    buckets with the same number of records make commands of the same length."""
+    if not buckets.shape[0]:
+        return []
+    order = np.argsort(buckets.astype(np.int32))  # buckets have at most 28 bits; any order in a bucket
+    b, recs = buckets[order], recs[order]
+    size = recs.shape[1]
+    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+    counts = np.diff(np.r_[starts, b.shape[0]])
     out = []
-    widths = np.char.str_len(docs.astype("U20"))
-    for w in np.unique(widths).tolist():
-        sel = widths == w
-        n = int(sel.sum())
-        parts = [b"*4\r\n$4\r\nZADD\r\n$%d\r\n%b" % (len(key_head) + hex_width, key_head), hex_width,
-                 b"\r\n$%d\r\n" % _SCORE_DIGITS, _SCORE_DIGITS, b"\r\n$%d\r\n" % w, w, b"\r\n"]
-        template = b"".join(p if isinstance(p, bytes) else b"0" * p for p in parts)
-        rows = np.tile(np.frombuffer(template, dtype=np.uint8), (n, 1))
-        at = len(parts[0])
-        rows[:, at: at + hex_width] = _digits(buckets[sel], hex_width, 16)
-        at += hex_width + len(parts[2])
-        rows[:, at: at + _SCORE_DIGITS] = _digits(scores[sel], _SCORE_DIGITS, 10)
-        at += _SCORE_DIGITS + len(parts[4])
-        rows[:, at: at + w] = _digits(docs[sel], w, 10)
+    klen = len(head) + width
+    for k in np.unique(counts).tolist():
+        sel = starts[counts == k]
+        pre = b"*3\r\n$6\r\nAPPEND\r\n$%d\r\n%b" % (klen, head)
+        mid = b"\r\n$%d\r\n" % (k * size)
+        rows = np.empty((sel.shape[0], len(pre) + width + len(mid) + k * size + 2), dtype=np.uint8)
+        rows[:, : len(pre)] = np.frombuffer(pre, dtype=np.uint8)
+        at = len(pre)
+        rows[:, at: at + width] = _hex(b[sel], width)
+        at += width
+        rows[:, at: at + len(mid)] = np.frombuffer(mid, dtype=np.uint8)
+        at += len(mid)
+        rows[:, at: at + k * size] = recs[sel[:, None] + np.arange(k)].reshape(sel.shape[0], k * size)
+        rows[:, -2:] = np.frombuffer(b"\r\n", dtype=np.uint8)
         out.append(rows.tobytes())
-    return b"".join(out)
+    return out
 
 
-def _pack3(a: np.ndarray) -> bytes:
-    return a.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :3].tobytes()
+def _records(resid: np.ndarray, ids: np.ndarray, rbytes: int) -> np.ndarray:
+    """Records (uint8[n, rbytes + 4]): the low `rbytes` bytes of each residual, then the id."""
+    out = np.empty((ids.shape[0], rbytes + 4), dtype=np.uint8)
+    out[:, :rbytes] = resid.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :rbytes]
+    out[:, rbytes:] = ids.astype("<u4").view(np.uint8).reshape(-1, 4)
+    return out
 
 
-def _unpack3(b: bytes, n: int) -> np.ndarray:
-    out = np.zeros((n, 4), dtype=np.uint8)
-    out[:, :3] = np.frombuffer(b, dtype=np.uint8, count=3 * n).reshape(n, 3)
-    return out.view("<u4").ravel().astype(np.int64)
+def _parse(replies: Sequence, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(records uint8[m, size], index of the reply each came from) of MGET replies."""
+    lens = np.fromiter((len(r) // size if r else 0 for r in replies), dtype=np.int64, count=len(replies))
+    buf = b"".join(r for r in replies if r)
+    recs = np.frombuffer(buf, dtype=np.uint8)[: lens.sum() * size].reshape(-1, size)
+    return recs, np.repeat(np.arange(len(replies)), lens)
+
+
+def _le(cols: np.ndarray) -> np.ndarray:
+    """Little-endian unsigned integers from byte columns (uint8[n, w], w <= 8) as uint64."""
+    out = np.zeros((cols.shape[0], 8), dtype=np.uint8)
+    out[:, : cols.shape[1]] = cols
+    return out.view("<u8").ravel()
 
 
 class RedisIndex:
@@ -175,8 +180,9 @@ class RedisIndex:
 
     `capacity` is the number of originals the index is expected to hold; it sizes the
     buckets when the index is first written under `prefix` (later instances read the
-    layout from Redis). Too small a capacity makes buckets outgrow Redis' compact
-    encoding (more memory); too large leaves them sparse (more keys).
+    layout from Redis). Too small a capacity makes buckets long (slower queries); too
+    large leaves them short (more keys, more memory per posting, more commands per batch).
+    Document numbers must be below 2**31.
     """
 
     def __init__(self, client: redis.Redis, config: EngineConfig = EngineConfig(),
@@ -201,9 +207,12 @@ class RedisIndex:
         per_doc = {"winnow": _PER_DOC["winnow"] / max(1, params.winnow_sample),
                    "pinyin": _PER_DOC["pinyin"] / max(1, params.pinyin_sample), "minhash": self.bands}
         self.bits = {ch: bucket_bits(capacity, per_doc[ch]) for ch, _ in CHANNELS}
+        self.bits["simhash"] = bucket_bits(capacity, 1, most=min(w for _, w in self.sim_blocks))
         self._meta_key = self.prefix + b"meta"
         self._count_key = self.prefix + b"n"
-        self._signature = repr((params, self.bands, self.sim_bits, self.sim_k, RESIDUAL_BITS)).encode()
+        self._ids_key = self.prefix + b"ids"
+        self._filter_key = self.prefix + b"F"
+        self._signature = repr((params, self.bands, self.sim_bits, self.sim_k, _LAYOUT, RESIDUAL_BYTES)).encode()
         self._layout_read = False  # read from Redis on first use, so constructing never blocks
         conn_cls = client.connection_pool.connection_class
         # A socket connection can switch replies off for bulk writes; an in-process one
@@ -225,105 +234,39 @@ class RedisIndex:
                 f"{meta.get(b'signature', b'?').decode(errors='replace')}, not {self._signature.decode()}; "
                 "use the same parameters, another prefix, or clear() that index first"
             )
-        self.bits = {ch: int(meta[b"bits:" + ch.encode()]) for ch, _ in CHANNELS}
+        self.bits = {ch: int(meta[b"bits:" + ch.encode()]) for ch in self.bits}
 
     def _meta_fields(self) -> list[bytes]:
         out = [b"signature", self._signature]
-        for ch, _ in CHANNELS:
-            out += [b"bits:" + ch.encode(), b"%d" % self.bits[ch]]
+        for ch, b in self.bits.items():
+            out += [b"bits:" + ch.encode(), b"%d" % b]
         return out
 
     def _split(self, ch: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(bucket, residual) of each key: its top bits and the RESIDUAL_BITS under them."""
+        """(bucket, residual) of each key: its top bits and the RESIDUAL_BYTES bytes under them."""
         b = self.bits[ch]
         k = np.asarray(keys, dtype=_U64)
         bucket = (k >> _U64(64 - b)).astype(np.int64)
-        resid = ((k >> _U64(64 - b - RESIDUAL_BITS)) & _U64((1 << RESIDUAL_BITS) - 1)).astype(np.int64)
+        resid = (k >> _U64(64 - b - 8 * RESIDUAL_BYTES)) & _U64((1 << (8 * RESIDUAL_BYTES)) - 1)
         return bucket, resid
 
-    def _hex_width(self, tag: bytes) -> int:
-        return (self.bits[dict((t, c) for c, t in CHANNELS)[tag]] + 3) // 4
+    def _width(self, ch: str) -> int:
+        return (self.bits[ch] + 3) // 4
 
-    def _bucket_key(self, tag: bytes, bucket: int) -> bytes:
-        return b"%s%s:%0*x" % (self.prefix, tag, self._hex_width(tag), bucket)
-
-    def _sim_key(self, i: int, value: int) -> tuple[bytes, int]:
-        """(set key, score) of a Simhash value in block table i: the block picks the set,
-        the other bits are the score."""
+    def _sim_bucket(self, i: int, values: np.ndarray) -> np.ndarray:
+        """The bucket of each Simhash value in table i: the top bits of its block i."""
         s, w = self.sim_blocks[i]
-        block = (value >> s) & ((1 << w) - 1)
-        rest = ((value >> (s + w)) << s) | (value & ((1 << s) - 1))
-        return b"%ss%d:%x" % (self.prefix, i, block), rest
+        block = (np.asarray(values, dtype=_U64) >> _U64(s)) & _U64((1 << w) - 1)
+        return (block >> _U64(w - self.bits["simhash"])).astype(np.int64)
 
-    def _sim_value(self, i: int, block_key_value: int, rest: int) -> int:
-        s, w = self.sim_blocks[i]
-        return ((rest >> s) << (s + w)) | (block_key_value << s) | (rest & ((1 << s) - 1))
+    def _sim_head(self, i: int) -> bytes:
+        return b"%ss%d:" % (self.prefix, i)
 
-    def _doc_key(self, doc: int) -> bytes:
-        return b"%sd:%d" % (self.prefix, doc)
+    def _state_key(self, doc: int) -> bytes:
+        return b"%sD:%x" % (self.prefix, doc >> 8)
 
-    # -- records ------------------------------------------------------------------------------
-
-    def _channel_keys(self, keys: IndexKeys) -> list[np.ndarray]:
-        return [keys.winnow, keys.pinyin, keys.bands]
-
-    def _record(self, keys: IndexKeys) -> bytes:
-        h = np.zeros(1, dtype=_HEADER)
-        h["sim"] = keys.simhash if keys.simhash_bits else 0
-        h["has_sim"] = 1 if keys.simhash_bits else 0
-        parts = []
-        for j, ((ch, _), arr) in enumerate(zip(CHANNELS, self._channel_keys(keys))):
-            h["n"][0, j] = arr.shape[0]
-            parts.append(_pack3(self._split(ch, arr)[0]))
-        return h.tobytes() + b"".join(parts)
-
-    def _postings_of_record(self, doc: int, rec: bytes) -> list[tuple[bytes, bytes]]:
-        """(key, member) of every entry a stored record says a document has."""
-        h = np.frombuffer(rec, dtype=_HEADER, count=1)[0]
-        out = []
-        off = _HEADER.itemsize
-        for j, (ch, tag) in enumerate(CHANNELS):
-            n = int(h["n"][j])
-            buckets = _unpack3(rec[off: off + 3 * n], n)
-            off += 3 * n
-            for b, m in zip(buckets.tolist(), _members(doc, buckets)):
-                out.append((self._bucket_key(tag, b), m))
-        if h["has_sim"]:
-            for i in range(len(self.sim_blocks)):
-                out.append((self._sim_key(i, int(h["sim"]))[0], b"%d" % doc))
-        return out
-
-    def _add_commands(self, docs: list[int], keys: dict[int, IndexKeys]) -> list[bytes]:
-        """The ZADDs of every posting of `docs`, built with numpy a channel at a time."""
-        cmds = []
-        for j, (ch, tag) in enumerate(CHANNELS):
-            arrays = [self._channel_keys(keys[d])[j] for d in docs]
-            counts = np.array([a.shape[0] for a in arrays], dtype=np.int64)
-            if not counts.sum():
-                continue
-            owner = np.repeat(np.array(docs, dtype=np.int64), counts)
-            buckets, resid = self._split(ch, np.concatenate(arrays))
-            # rank of each posting among its document's postings in the same bucket
-            order = np.lexsort((buckets, owner))
-            ob, oo = buckets[order], owner[order]
-            new_run = np.ones(order.shape[0], dtype=bool)
-            new_run[1:] = (ob[1:] != ob[:-1]) | (oo[1:] != oo[:-1])
-            starts = np.flatnonzero(new_run)
-            rank = np.empty(order.shape[0], dtype=np.int64)
-            rank[order] = np.arange(order.shape[0]) - np.repeat(starts, np.diff(np.append(starts, order.shape[0])))
-            first = rank == 0
-            head = b"%s%s:" % (self.prefix, tag)
-            cmds.append(_zadd_rows(head, self._hex_width(tag), buckets[first], resid[first], owner[first]))
-            for i in np.flatnonzero(~first).tolist():
-                b, d = int(buckets[i]), int(owner[i])
-                cmds.append(_zadd(self._bucket_key(tag, b), int(resid[i]), b"%d:%d" % (d, int(rank[i]))))
-        for d in docs:
-            k = keys[d]
-            if k.simhash_bits:
-                for i in range(len(self.sim_blocks)):
-                    key, rest = self._sim_key(i, k.simhash)
-                    cmds.append(_zadd(key, rest, b"%d" % d))
-        return cmds
+    def _alias_key(self, pid: int) -> bytes:
+        return b"%sA:%x" % (self.prefix, pid >> 8)
 
     # -- Redis access ---------------------------------------------------------------------------
 
@@ -342,9 +285,7 @@ class RedisIndex:
         """Send `packed` commands (RESP bytes) whose replies are not needed, then the `tail`
         commands, and return the tail's replies. One round trip."""
         if not packed:
-            if not tail:
-                return []
-            return self._run(lambda: self._pipeline(tail))
+            return self._run(lambda: self._pipeline(tail)) if tail else []
         if not self._raw:
             return self._run(lambda: self._pipeline([("__raw__", p) for p in packed] + list(tail))[len(packed):])
 
@@ -369,6 +310,30 @@ class RedisIndex:
                 raise
             finally:
                 self.client.connection_pool.release(conn)
+
+        return self._run(go)
+
+    def _ask(self, packed: list[bytes]) -> list:
+        """Send RESP-encoded commands in one round trip and return their replies."""
+        if not packed:
+            return []
+        if not self._raw:
+            return self._run(lambda: self._pipeline([("__raw__", p) for p in packed]))
+
+        def go():
+            conn = self.client.connection_pool.get_connection()
+            try:
+                conn.send_packed_command([b"".join(packed)], check_health=True)
+                out = [conn.read_response() for _ in packed]
+            except BaseException:
+                conn.disconnect()
+                raise
+            finally:
+                self.client.connection_pool.release(conn)
+            for r in out:
+                if isinstance(r, redis.ResponseError):
+                    raise r
+            return out
 
         return self._run(go)
 
@@ -397,25 +362,96 @@ class RedisIndex:
                 pos = end + 2 + size + 2
             pipe.execute_command(*args)
 
-    def _query_raw(self, cmds: list[bytes]) -> list:
-        if not self._raw:
+    # -- document state -------------------------------------------------------------------------
+
+    def _reindex(self, doc: int) -> int:
+        """Give a number that was indexed before a fresh alias id (its old postings die);
+        returns the alias. One WATCH/MULTI transaction on its state, retried on conflict."""
+        skey, field = self._state_key(doc), b"%d" % doc
+
+        def go():
+            with self.client.pipeline() as pipe:
+                while True:
+                    try:
+                        pipe.watch(skey)
+                        old = pipe.hget(skey, field)
+                        pid = ALIAS_BASE + int(pipe.incr(self._ids_key)) - 1
+                        if pid >= 1 << 32:
+                            raise ValueError(f"the alias ids under {self.prefix!r} are used up; rebuild the index")
+                        pipe.multi()
+                        pipe.hset(skey, field, b"%d" % pid)
+                        pipe.hset(self._alias_key(pid), b"%d" % pid, field)
+                        if old not in (None, b"", b"-"):
+                            pipe.hdel(self._alias_key(int(old)), old)
+                        if old in (None, b"-"):
+                            pipe.incr(self._count_key)
+                        pipe.setbit(self._filter_key, doc & FILTER_MASK, 1)
+                        pipe.execute()
+                        return pid
+                    except redis.WatchError:
+                        continue
+
+        return self._run(go)
+
+    def remove(self, doc: int) -> None:
+        doc = int(doc)
+        self._adopt_layout()
+        skey, field = self._state_key(doc), b"%d" % doc
+
+        def go():
+            with self.client.pipeline() as pipe:
+                while True:
+                    try:
+                        pipe.watch(skey)
+                        old = pipe.hget(skey, field)
+                        if old in (None, b"-"):
+                            pipe.unwatch()
+                            return
+                        pipe.multi()
+                        pipe.hset(skey, field, b"-")
+                        if old != b"":
+                            pipe.hdel(self._alias_key(int(old)), old)
+                        pipe.setbit(self._filter_key, doc & FILTER_MASK, 1)
+                        pipe.decr(self._count_key)
+                        pipe.execute()
+                        return
+                    except redis.WatchError:
+                        continue
+
+        self._run(go)
+
+    def _live(self, pids: np.ndarray, filt: bytes | None) -> np.ndarray:
+        """The document of each posting id, or -1 where the posting is dead."""
+        docs = pids.astype(np.int64)
+        if not pids.shape[0] or (filt is None and not (pids >= ALIAS_BASE).any()):
+            return docs
+        u = np.unique(pids).astype(np.int64)
+        ask = u >= ALIAS_BASE
+        if filt:
+            bits = np.unpackbits(np.frombuffer(filt, dtype=np.uint8))
+            j = u & FILTER_MASK
+            ask |= (u < ALIAS_BASE) & (j < bits.shape[0]) & (bits[np.minimum(j, bits.shape[0] - 1)] == 1)
+        asked = u[ask].tolist()
+        if not asked:
+            return docs
+
+        def lookup():
             pipe = self.client.pipeline(transaction=False)
-            for c in cmds:
-                self._replay(pipe, c)
+            for p in asked:
+                if p >= ALIAS_BASE:
+                    pipe.hget(self._alias_key(p), b"%d" % p)
+                else:
+                    pipe.hget(self._state_key(p), b"%d" % p)
             return pipe.execute()
-        conn = self.client.connection_pool.get_connection()
-        try:
-            conn.send_packed_command([b"".join(cmds)], check_health=True)
-            out = [conn.read_response() for _ in cmds]
-        except BaseException:
-            conn.disconnect()
-            raise
-        finally:
-            self.client.connection_pool.release(conn)
-        for r in out:
-            if isinstance(r, redis.ResponseError):
-                raise r
-        return out
+
+        answer = {}
+        for p, r in zip(asked, self._run(lookup)):
+            if p >= ALIAS_BASE:
+                answer[p] = int(r) if r is not None else -1
+            else:
+                answer[p] = p if r == b"" else -1
+        table = np.array([answer.get(p, p) for p in u.tolist()], dtype=np.int64)
+        return table[np.searchsorted(u, docs)]
 
     # -- the CandidateIndex protocol -------------------------------------------------------------
 
@@ -423,108 +459,143 @@ class RedisIndex:
         self.add_many([(doc, keys)])
 
     def add_many(self, items: Iterable[tuple[int, IndexKeys]]) -> None:
-        """Index originals, `batch` per round trip pair (record swap, then postings)."""
+        """Index originals, `batch` per round trip pair (states, then postings)."""
         it = iter(items)
-        while True:
-            chunk = list(islice(it, self.batch))
-            if not chunk:
-                return
-            self._add_chunk(chunk)
+        while chunk := list(islice(it, self.batch)):
+            job = self._prepare_chunk(chunk)
+            if job is not None:
+                self._send(*job)
 
-    def _add_chunk(self, chunk: list[tuple[int, IndexKeys]]) -> None:
+    def _prepare_chunk(self, chunk: list[tuple[int, IndexKeys]]) -> tuple[list[bytes], list[tuple]] | None:
+        """Mark a batch's documents (one round trip) and build their postings' commands."""
         self._adopt_layout()
         last: dict[int, IndexKeys] = {}
         for doc, keys in chunk:  # a number given twice keeps its last keys, as with add() in turn
-            last[int(doc)] = keys
-        docs = list(last)
-        records = [None if last[d].empty else self._record(last[d]) for d in docs]
+            doc = int(doc)
+            if not 0 <= doc < ALIAS_BASE:
+                raise ValueError(f"document numbers must be in [0, 2**31), got {doc}")
+            last[doc] = keys
+        docs = [d for d, k in last.items() if not k.empty]
+        gone = [d for d, k in last.items() if k.empty]  # indexed empty: only what it had goes
+        replies = self._ask([_cmd(b"HSETNX", self._state_key(d), b"%d" % d, b"") for d in docs]
+                            + [_cmd(b"HGET", self._state_key(d), b"%d" % d) for d in gone])
+        fresh = replies[: len(docs)]
+        for d, state in zip(gone, replies[len(docs):]):
+            if state not in (None, b"-"):
+                self.remove(d)
+        if not docs:
+            return None
+        pids = [d if new else self._reindex(d) for d, new in zip(docs, fresh)]
+        packed = self._add_commands(pids, [last[d] for d in docs])
+        return packed, [("INCRBY", self._count_key, sum(1 for new in fresh if new)),
+                        ("HSET", self._meta_key, *self._meta_fields())]
 
-        def swap():
-            pipe = self.client.pipeline(transaction=False)
-            for d, rec in zip(docs, records):
-                if rec is None:
-                    pipe.getdel(self._doc_key(d))
-                else:
-                    pipe.set(self._doc_key(d), rec, get=True)
-            return pipe.execute()
-
-        old = self._run(swap)
-        packed: list[bytes] = []
-        delta = 0
-        adds = []
-        for d, prev in zip(docs, old):
-            if prev is not None:  # old postings go first: the new ones may reuse their entries
-                for key, m in self._postings_of_record(d, prev):
-                    packed.append(_cmd(b"ZREM", key, m))
-                delta -= 1
-            if not last[d].empty:
-                adds.append(d)
-                delta += 1
-        packed += self._add_commands(adds, last)
-        tail = [("INCRBY", self._count_key, delta)]
-        if packed:
-            tail.append(("HSET", self._meta_key, *self._meta_fields()))
-        self._send(packed, tail)
-
-    def remove(self, doc: int) -> None:
-        doc = int(doc)
-        self._adopt_layout()
-        prev = self._run(lambda: self.client.getdel(self._doc_key(doc)))
-        if prev is None:
-            return
-        packed = [_cmd(b"ZREM", k, m) for k, m in self._postings_of_record(doc, prev)]
-        self._send(packed, [("DECR", self._count_key)])
+    def _add_commands(self, pids: list[int], keys: list[IndexKeys]) -> list[bytes]:
+        """The APPENDs of every posting of the documents, one per bucket, built with numpy."""
+        cmds = []
+        for ch, tag in CHANNELS:
+            arrays = [getattr(k, "bands" if ch == "minhash" else ch) for k in keys]
+            counts = np.array([a.shape[0] for a in arrays], dtype=np.int64)
+            if not counts.sum():
+                continue
+            owner = np.repeat(np.array(pids, dtype=np.int64), counts)
+            buckets, resid = self._split(ch, np.concatenate(arrays))
+            cmds += _appends(b"%s%s:" % (self.prefix, tag), self._width(ch), buckets,
+                             _records(resid, owner, RESIDUAL_BYTES))
+        with_sim = [(p, k.simhash) for p, k in zip(pids, keys) if k.simhash_bits]
+        if with_sim:
+            owner = np.array([p for p, _ in with_sim], dtype=np.int64)
+            values = np.array([v for _, v in with_sim], dtype=_U64)
+            recs = _records(values, owner, 8)
+            for i in range(len(self.sim_blocks)):
+                cmds += _appends(self._sim_head(i), self._width("simhash"), self._sim_bucket(i, values), recs)
+        return cmds
 
     def candidates(self, keys: IndexKeys) -> dict[int, set[str]]:
         out: dict[int, set[str]] = {}
         if keys.empty:
             return out
         self._adopt_layout()
-        cmds: list[bytes] = []
-        plan: list[tuple[str, int]] = []  # (channel, how many commands)
-        for (ch, tag), arr in zip(CHANNELS, self._channel_keys(keys)):
-            u = np.unique(np.asarray(arr, dtype=_U64))
+        names: list[bytes] = []
+        plan = []  # (channel, residuals of its distinct keys)
+        for ch, tag in CHANNELS:
+            u = distinct(getattr(keys, "bands" if ch == "minhash" else ch))
             buckets, resid = self._split(ch, u)
-            for b, r in zip(buckets.tolist(), resid.tolist()):
-                s = b"%d" % r
-                cmds.append(_cmd(b"ZRANGEBYSCORE", self._bucket_key(tag, b), s, s))
-            plan.append((ch, u.shape[0]))
-        sim_keys = []
+            w = self._width(ch)
+            names += [b"%s%s:%0*x" % (self.prefix, tag, w, b) for b in buckets.tolist()]
+            plan.append((ch, resid))
         if keys.simhash_bits:
-            for i in range(len(self.sim_blocks)):
-                k, _ = self._sim_key(i, keys.simhash)
-                cmds.append(_cmd(b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"))
-                s, w = self.sim_blocks[i]
-                sim_keys.append((i, (keys.simhash >> s) & ((1 << w) - 1)))
-        if not cmds:
+            v = np.array([keys.simhash], dtype=_U64)
+            w = self._width("simhash")
+            names += [b"%s%0*x" % (self._sim_head(i), w, int(self._sim_bucket(i, v)[0]))
+                      for i in range(len(self.sim_blocks))]
+        if not names:
             return out
-        replies = self._run(lambda: self._query_raw(cmds))
-        p = self.params
+        replies = self._run(lambda: self.client.mget(names + [self._filter_key]))
+        filt = replies[-1]
+        found = []  # (channel, query key index or -1, posting ids)
         pos = 0
-        for ch, n in plan:
-            part, pos = replies[pos: pos + n], pos + n
-            if ch == "minhash":
-                for members in part:
-                    for m in members:
-                        out.setdefault(_doc_of(m), set()).add(ch)
-                continue
-            hits: dict[int, int] = {}
-            for members in part:
-                if not members:
-                    continue
-                docs = {_doc_of(m) for m in members}
-                if len(docs) > p.max_df:
-                    continue
-                for d in docs:
-                    hits[d] = hits.get(d, 0) + 1
-            for d, c in hits.items():
-                if c >= p.min_hits:
-                    out.setdefault(d, set()).add(ch)
-        for (i, block), reply in zip(sim_keys, replies[pos:]):
-            for m, score in _pairs(reply):
-                if hamming(self._sim_value(i, block, int(score)), keys.simhash) <= self.sim_k:
-                    out.setdefault(_doc_of(m), set()).add("simhash")
+        for ch, resid in plan:
+            n = resid.shape[0]
+            recs, qi = _parse(replies[pos: pos + n], REC)
+            pos += n
+            hit = _le(recs[:, :RESIDUAL_BYTES]) == resid[qi]
+            found.append((ch, qi[hit], _le(recs[hit, RESIDUAL_BYTES:])))
+        if keys.simhash_bits:
+            recs, _ = _parse(replies[pos:-1], SIM_REC)
+            near = popcount(_le(recs[:, :8]) ^ _U64(keys.simhash)) <= self.sim_k
+            found.append(("simhash", None, _le(recs[near, 8:])))
+        all_ids = np.concatenate([f[2] for f in found]) if found else np.empty(0, dtype=_U64)
+        live = self._live(all_ids, filt)
+        p = self.params
+        at = 0
+        for ch, qi, ids in found:
+            docs = live[at: at + ids.shape[0]]
+            at += ids.shape[0]
+            ok = docs >= 0
+            docs = docs[ok]
+            if ch in ("winnow", "pinyin"):
+                # distinct (query key, doc) pairs packed in one int64: key << 32 | doc
+                pairs = _sorted_distinct((qi[ok].astype(np.int64) << 32) | docs.astype(np.int64))
+                q, d = pairs >> 32, pairs & 0xFFFFFFFF
+                d = np.sort(d[np.bincount(q)[q] <= p.max_df])
+                docs, counts = _runs(d)
+                docs = docs[counts >= p.min_hits]
+            else:
+                docs = _sorted_distinct(docs.astype(np.int64))
+            for d in docs.tolist():
+                out.setdefault(d, set()).add(ch)
         return out
+
+    def compact(self, step: int = 1000) -> int:
+        """Store every posting string at its exact size; returns the strings rewritten.
+
+        APPEND makes Redis reserve as much room again as a string holds, so a bucket that
+        grows takes up to twice its length. COPY writes an exact-size copy on the server
+        (nothing crosses the network) and RENAME puts it in place, in one MULTI block per
+        string, so a concurrent APPEND lands before or after, never in between. Run it after
+        a bulk load or now and then; it keeps dead postings (only `clear()` drops those)."""
+        self._adopt_layout()
+        tmp = self.prefix + b"compact:" + os.urandom(6).hex().encode()
+
+        def go():
+            done = 0
+            names = []
+            for k in self.client.scan_iter(match=_glob_escape(self.prefix) + b"[wpbs]*:*", count=step):
+                names.append(k)
+                if len(names) >= step:
+                    done += self._compact(names, tmp)
+                    names = []
+            return done + self._compact(names, tmp)
+
+        return self._run(go)
+
+    def _compact(self, names: list[bytes], tmp: bytes) -> int:
+        packed = [_cmd(b"MULTI") + _cmd(b"COPY", k, tmp) + _cmd(b"RENAME", tmp, k) + _cmd(b"EXEC")
+                  for k in names]
+        if packed:
+            self._send(packed, [("EXISTS", tmp)])
+        return len(names)
 
     def clear(self) -> None:
         """Delete every key under the prefix (SCAN + UNLINK, 1,000 at a time)."""
@@ -549,15 +620,6 @@ class RedisIndex:
         return f"RedisIndex({self.url}, prefix={self.prefix.decode(errors='replace')!r}, bits={self.bits})"
 
 
-def _pairs(reply) -> list[tuple[bytes, float]]:
-    """ZRANGE ... WITHSCORES replies as (member, score) pairs, whichever form the client gives."""
-    if not reply:
-        return []
-    if isinstance(reply[0], (list, tuple)):
-        return [(m, s) for m, s in reply]
-    return [(reply[i], reply[i + 1]) for i in range(0, len(reply), 2)]
-
-
 def _glob_escape(b: bytes) -> bytes:
     out = bytearray()
     for c in b:
@@ -565,3 +627,23 @@ def _glob_escape(b: bytes) -> bytes:
             out.append(0x5C)
         out.append(c)
     return bytes(out)
+
+
+def _sorted_distinct(x: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (sorting beats numpy's hash-based unique on small int arrays)."""
+    x = np.sort(x)
+    if x.shape[0] < 2:
+        return x
+    keep = np.empty(x.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]
+
+
+def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(value, count) of each run in a sorted array."""
+    n = sorted_values.shape[0]
+    if n == 0:
+        return sorted_values, np.empty(0, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], sorted_values[1:] != sorted_values[:-1])))
+    return sorted_values[starts], np.diff(np.append(starts, n))

@@ -163,11 +163,15 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
 
 @shared_task(bind=True, base=PipelineTask, name="tracker.tasks.daily")
 def daily(self: PipelineTask) -> dict[str, Any]:
-    """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): re-crawl the sites, then send
-    a process_page task for every queued page and every failed page with attempts left."""
+    """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, re-crawl
+    the sites, then send a process_page task for every queued page and every failed page
+    with attempts left."""
     from .queue import pages_to_process
 
     ctx = self.ctx
+    compact = getattr(ctx.index, "compact", None)
+    if compact is not None:
+        compact()  # appends since the last run leave spare room in Redis strings
     crawled = recrawl_sites(ctx)
     queued, retried = pages_to_process(ctx)
     task = self.app.tasks["tracker.tasks.process_page"]

@@ -186,7 +186,7 @@ def test_two_keys_of_one_original_in_one_bucket_are_both_kept(fake):
     idx.add(5, k)
     assert idx.candidates(k) == {5: {"winnow"}}  # all 40 hits counted
     idx.remove(5)
-    assert _keys_under(fake, "dup:") and set(_keys_under(fake, "dup:")) <= {b"dup:n", b"dup:meta"}
+    assert idx.candidates(k) == {} and len(idx) == 0
 
 
 # -- round trips, removal, clearing --------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_writes_and_queries_are_batched_into_few_round_trips():
     try:
         before = CountingConnection.sends
         idx.add_many(enumerate(items))
-        # the layout read on first use, then 3 batches (500, 500, 200) of a record swap and a postings send
+        # the layout read on first use, then 3 batches (500, 500, 200) of a state round trip and a postings send
         assert CountingConnection.sends - before == 1 + 3 * 2
         before = CountingConnection.sends
         found = idx.candidates(items[10])
@@ -224,7 +224,7 @@ def test_writes_and_queries_are_batched_into_few_round_trips():
         pool.disconnect()
 
 
-def test_removing_every_original_leaves_only_the_counter_and_layout(real):
+def test_removed_and_replaced_originals_stop_answering_and_clear_removes_every_key(real):
     client, prefixes = real
     p = _prefix()
     prefixes.append(p)
@@ -232,11 +232,57 @@ def test_removing_every_original_leaves_only_the_counter_and_layout(real):
     keys = {i: index_keys(pr, CONFIG, idx.params) for i, pr in PREPARED.items()}
     idx.add_many(keys.items())
     assert len(_keys_under(client, p)) > 50
-    idx.add(0, keys[1])  # a replaced original's old postings go too
+    idx.add(0, keys[1])  # a replaced original's old postings no longer count
+    assert 0 not in idx.candidates(keys[0]) and set(idx.candidates(keys[1])) == {0, 1}
     for d in keys:
         idx.remove(d)
-    assert set(_keys_under(client, p)) == {(p + "n").encode(), (p + "meta").encode()}
+        idx.remove(d)  # twice: counted once
     assert len(idx) == 0
+    assert all(idx.candidates(k) == {} for k in keys.values())
+    idx.clear()
+    assert _keys_under(client, p) == []
+
+
+def test_a_number_indexed_many_times_keeps_only_its_last_keys(fake):
+    idx = RedisIndex(fake, CONFIG, IndexParams(), prefix="many:", capacity=100)
+    items = _synthetic(12)
+    for j in range(10):
+        idx.add(3, items[j])
+        if j % 3 == 2:
+            idx.remove(3)
+    idx.add_many([(4, items[10]), (3, items[11])])
+    assert len(idx) == 2
+    assert idx.candidates(items[11]) == {3: {"winnow", "pinyin", "simhash", "minhash"}}
+    for j in range(10):
+        assert 3 not in idx.candidates(items[j]) or items[j].simhash == items[11].simhash
+
+
+def test_a_query_needs_a_second_round_trip_only_when_changed_originals_are_hit():
+    _real_client()
+    CountingConnection.sends = 0
+    pool = redis.ConnectionPool.from_url(REDIS_URL, connection_class=CountingConnection)
+    client = redis.Redis(connection_pool=pool)
+    idx = RedisIndex(client, CONFIG, IndexParams(), prefix=_prefix(), capacity=1000)
+    items = _synthetic(20)
+    try:
+        idx.add_many(enumerate(items))
+        idx.add(5, items[6])
+        before = CountingConnection.sends
+        assert 1 in idx.candidates(items[1])
+        assert CountingConnection.sends - before == 1
+        before = CountingConnection.sends
+        assert idx.candidates(items[5]).get(5) is None
+        assert 5 in idx.candidates(items[6])
+        assert CountingConnection.sends - before == 4
+    finally:
+        idx.clear()
+        pool.disconnect()
+
+
+def test_document_numbers_must_fit_31_bits(fake):
+    idx = RedisIndex(fake, CONFIG, IndexParams(), prefix="big:")
+    with pytest.raises(ValueError, match="2\\*\\*31"):
+        idx.add(1 << 31, _synthetic(1)[0])
 
 
 def test_clear_deletes_only_its_own_prefix(real):
