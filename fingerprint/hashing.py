@@ -89,9 +89,12 @@ def kgram_hashes(units: np.ndarray, k: int, seed: int = 0) -> np.ndarray:
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
-    """Sorted distinct uint64 values (sort and compare neighbours; numpy's hash-based
-    np.unique is several times slower on uint64)."""
-    x = np.sort(np.asarray(values, dtype=np.uint64))
+    """Sorted distinct integers, in the input's integer type (uint64 for anything else).
+
+    Sorting and comparing neighbours: numpy's hash-based np.unique is several times
+    slower on 64-bit integers."""
+    x = np.asarray(values)
+    x = np.sort(x if x.dtype.kind in "iu" else x.astype(np.uint64))
     if x.shape[0] < 2:
         return x
     keep = np.empty(x.shape[0], dtype=bool)

@@ -60,7 +60,7 @@ class IndexKeys:
 def sample(values: np.ndarray, n: int) -> np.ndarray:
     """Distinct values kept by sampling 1 in n by a scrambled copy of each value
     (pinyin codes are packed digits, so the raw value modulo n would not be random)."""
-    v = distinct(values)
+    v = distinct(np.asarray(values, dtype=_U64))
     return v if n <= 1 else v[mix64(v) % _U64(n) == 0]
 
 

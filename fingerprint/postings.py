@@ -21,7 +21,7 @@ class Postings:
 
     def add(self, doc: int, hashes: np.ndarray) -> None:
         """Post the distinct `hashes` under document number `doc`."""
-        h = distinct(hashes)
+        h = distinct(np.asarray(hashes, dtype=np.uint64))
         if h.shape[0]:
             self._pending.append((h, np.full(h.shape[0], doc, dtype=np.int64)))
 
@@ -57,7 +57,7 @@ class Postings:
         chapters) are ignored.
         """
         self._merge()
-        h = distinct(hashes)
+        h = distinct(np.asarray(hashes, dtype=np.uint64))
         lo = np.searchsorted(self._hashes, h, side="left")
         hi = np.searchsorted(self._hashes, h, side="right")
         n = hi - lo

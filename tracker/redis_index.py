@@ -369,25 +369,34 @@ class RedisIndex:
         returns the alias. One WATCH/MULTI transaction on its state, retried on conflict."""
         skey, field = self._state_key(doc), b"%d" % doc
 
+        def body(pipe) -> int:
+            old = pipe.hget(skey, field)
+            pid = ALIAS_BASE + int(pipe.incr(self._ids_key)) - 1
+            if pid >= 1 << 32:
+                raise ValueError(f"the alias ids under {self.prefix!r} are used up; rebuild the index")
+            pipe.multi()
+            pipe.hset(skey, field, b"%d" % pid)
+            pipe.hset(self._alias_key(pid), b"%d" % pid, field)
+            if old not in (None, b"", b"-"):
+                pipe.hdel(self._alias_key(int(old)), old)
+            if old in (None, b"-"):
+                pipe.incr(self._count_key)
+            pipe.setbit(self._filter_key, doc & FILTER_MASK, 1)
+            pipe.execute()
+            return pid
+
+        return self._watched(skey, body)
+
+    def _watched(self, key: bytes, body):
+        """Run body(pipe) in an optimistic transaction on `key`, again whenever another
+        client changed the key in between (WATCH/MULTI/EXEC)."""
+
         def go():
             with self.client.pipeline() as pipe:
                 while True:
                     try:
-                        pipe.watch(skey)
-                        old = pipe.hget(skey, field)
-                        pid = ALIAS_BASE + int(pipe.incr(self._ids_key)) - 1
-                        if pid >= 1 << 32:
-                            raise ValueError(f"the alias ids under {self.prefix!r} are used up; rebuild the index")
-                        pipe.multi()
-                        pipe.hset(skey, field, b"%d" % pid)
-                        pipe.hset(self._alias_key(pid), b"%d" % pid, field)
-                        if old not in (None, b"", b"-"):
-                            pipe.hdel(self._alias_key(int(old)), old)
-                        if old in (None, b"-"):
-                            pipe.incr(self._count_key)
-                        pipe.setbit(self._filter_key, doc & FILTER_MASK, 1)
-                        pipe.execute()
-                        return pid
+                        pipe.watch(key)
+                        return body(pipe)
                     except redis.WatchError:
                         continue
 
@@ -398,27 +407,20 @@ class RedisIndex:
         self._adopt_layout()
         skey, field = self._state_key(doc), b"%d" % doc
 
-        def go():
-            with self.client.pipeline() as pipe:
-                while True:
-                    try:
-                        pipe.watch(skey)
-                        old = pipe.hget(skey, field)
-                        if old in (None, b"-"):
-                            pipe.unwatch()
-                            return
-                        pipe.multi()
-                        pipe.hset(skey, field, b"-")
-                        if old != b"":
-                            pipe.hdel(self._alias_key(int(old)), old)
-                        pipe.setbit(self._filter_key, doc & FILTER_MASK, 1)
-                        pipe.decr(self._count_key)
-                        pipe.execute()
-                        return
-                    except redis.WatchError:
-                        continue
+        def body(pipe) -> None:
+            old = pipe.hget(skey, field)
+            if old in (None, b"-"):
+                pipe.unwatch()
+                return
+            pipe.multi()
+            pipe.hset(skey, field, b"-")
+            if old != b"":
+                pipe.hdel(self._alias_key(int(old)), old)
+            pipe.setbit(self._filter_key, doc & FILTER_MASK, 1)
+            pipe.decr(self._count_key)
+            pipe.execute()
 
-        self._run(go)
+        self._watched(skey, body)
 
     def _live(self, pids: np.ndarray, filt: bytes | None) -> np.ndarray:
         """The document of each posting id, or -1 where the posting is dead."""
@@ -556,13 +558,13 @@ class RedisIndex:
             docs = docs[ok]
             if ch in ("winnow", "pinyin"):
                 # distinct (query key, doc) pairs packed in one int64: key << 32 | doc
-                pairs = _sorted_distinct((qi[ok].astype(np.int64) << 32) | docs.astype(np.int64))
+                pairs = distinct((qi[ok].astype(np.int64) << 32) | docs.astype(np.int64))
                 q, d = pairs >> 32, pairs & 0xFFFFFFFF
                 d = np.sort(d[np.bincount(q)[q] <= p.max_df])
                 docs, counts = _runs(d)
                 docs = docs[counts >= p.min_hits]
             else:
-                docs = _sorted_distinct(docs.astype(np.int64))
+                docs = distinct(docs.astype(np.int64))
             for d in docs.tolist():
                 out.setdefault(d, set()).add(ch)
         return out
@@ -627,17 +629,6 @@ def _glob_escape(b: bytes) -> bytes:
             out.append(0x5C)
         out.append(c)
     return bytes(out)
-
-
-def _sorted_distinct(x: np.ndarray) -> np.ndarray:
-    """Sorted distinct values (sorting beats numpy's hash-based unique on small int arrays)."""
-    x = np.sort(x)
-    if x.shape[0] < 2:
-        return x
-    keep = np.empty(x.shape[0], dtype=bool)
-    keep[0] = True
-    np.not_equal(x[1:], x[:-1], out=keep[1:])
-    return x[keep]
 
 
 def _runs(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
