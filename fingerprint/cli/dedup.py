@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import click
 
 from ..cluster import SinglePass
 from ..normalize import normalize
-from ..simhash import text_simhash
+from ..simhash import Simhash, simhash, text_simhash
 from .common import friendly_errors, note, progress, quiet_option, write_records
 
 DOC_COLUMNS = ("key", "cluster", "centre", "distance")
@@ -21,6 +22,9 @@ CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
 @click.option("--bits", type=click.IntRange(16, 64), default=64, show_default=True, help="Simhash width.")
 @click.option("--ngram", type=click.IntRange(1, 8), default=2, show_default=True,
               help="Token n-grams hashed into the Simhash (tokens are CJK characters and whole words).")
+@click.option("--hash", "hashname", type=click.Choice(["fast", "sdbm"]), default="fast", show_default=True,
+              help="Feature hash: fast (vectorised 64-bit mixing of token n-grams) or sdbm "
+                   "(the SDBM string hash of each n-gram, as in Li, Mao and Chen 2013).")
 @click.option("--format", "fmt", type=click.Choice(["table", "jsonl", "csv"]), default="table", show_default=True)
 @click.option("--clusters", "per_cluster", is_flag=True,
               help="One record per cluster (with its members) instead of per document.")
@@ -28,7 +32,7 @@ CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
 @click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason on standard error.")
 @quiet_option
 @friendly_errors
-def command(inputs, threshold, bits, ngram, fmt, per_cluster, duplicates_only, verbose, quiet):
+def command(inputs, threshold, bits, ngram, hashname, fmt, per_cluster, duplicates_only, verbose, quiet):
     """Group near-duplicate texts: each document joins the first cluster whose
     centre is within --threshold bits of its Simhash, or starts a new one.
 
@@ -58,7 +62,7 @@ def command(inputs, threshold, bits, ngram, fmt, per_cluster, duplicates_only, v
         if len(nt) == 0:
             empty.append(doc.source or doc.key)
             continue
-        fp = text_simhash(nt, bits=bits, ngram=ngram)
+        fp = text_simhash(nt, bits=bits, ngram=ngram) if hashname == "fast" else _sdbm_simhash(nt, bits, ngram)
         cid = sp.add(doc.key, fp)
         c = sp[cid]
         rows.append({"key": doc.key, "cluster": cid, "centre": c.centre, "distance": c.members[-1].distance,
@@ -90,3 +94,11 @@ def command(inputs, threshold, bits, ngram, fmt, per_cluster, duplicates_only, v
     if verbose:
         for sk in report.skipped:
             note(f"  skipped {sk.source}: {sk.reason}", quiet=quiet)
+
+
+def _sdbm_simhash(nt, bits: int, ngram: int) -> Simhash:
+    """Simhash of the token n-gram strings, each hashed with SDBM and weighted by its count."""
+    toks = nt.token_strings()
+    n = min(ngram, len(toks))
+    counts = Counter("".join(toks[i : i + n]) for i in range(len(toks) - n + 1))
+    return simhash(list(counts), list(counts.values()), bits=bits, hashfunc="sdbm", label=f"tokens:{n}gram,tf")

@@ -86,3 +86,26 @@ def test_stdin_and_bad_input(tmp_path):
     assert missing.exit_code == 1
     assert "no such file or directory" in missing.output and "Traceback" not in missing.output
     assert run(tmp_path, "--threshold", "99").exit_code == 2
+
+
+def test_sdbm_hash_clusters_copies_and_gives_other_fingerprints(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from fingerprint.cli import main
+
+    story = "陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的粗茶，眼睛却一直望着对面那条通往码头的窄巷。" * 4
+    other = "为期三天的秋季农产品交易会于昨日下午在市会展中心闭幕，据组委会介绍本届交易会吸引了三百余家企业参展。" * 4
+    (tmp_path / "a.txt").write_text(story)
+    (tmp_path / "b.txt").write_text("本站首发\n" + story.replace("，", ","))
+    (tmp_path / "c.txt").write_text(other)
+
+    def rows(*extra):
+        r = CliRunner().invoke(main, ["dedup", str(tmp_path), "--format", "jsonl", "-q", *extra])
+        assert r.exit_code == 0, r.output
+        return {x["key"]: x for x in map(json.loads, r.stdout.splitlines())}
+
+    fast, sd = rows(), rows("--hash", "sdbm")
+    assert sd["a"]["cluster"] == sd["b"]["cluster"] != sd["c"]["cluster"]
+    assert sd["a"]["simhash"] != fast["a"]["simhash"]
