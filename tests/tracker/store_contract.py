@@ -550,3 +550,153 @@ class StoreContract:
         w = store.upsert_work(Work(id="ms", title="t", created_at=fine))
         assert w.created_at == fine.replace(microsecond=123000)
         assert now().microsecond % 1000 == 0  # what callers normally pass is stored exactly
+
+
+class ReportContract:
+    """Sites, crawl runs, users, and the queries the admin pages are built on."""
+
+    @staticmethod
+    def _fill(store) -> None:
+        # Site a copies 3 chapters of work W (one of them twice, on two pages), site b one chapter of V.
+        rows = [("https://a.com/1", "W/1", "a.com", 0.9, at(0)), ("https://a.com/2", "W/2", "a.com", 0.5, at(60 * 24)),
+                ("https://a.com/3", "W/3", "a.com", 0.7, at(60 * 24 + 5)), ("https://a.com/1b", "W/1", "a.com", 0.6, at(1)),
+                ("https://b.org/x", "V/1", "b.org", 0.8, at(2))]
+        for p, c, site, cont, seen in rows:
+            store.upsert_match(match(p, c, site=site, containment=cont, similarity=cont / 2, first_seen=seen,
+                                     last_seen=seen + timedelta(hours=1)))
+        store.set_match_status("https://a.com/2", "W/2", "confirmed", by="ann")
+
+    def test_sort_and_filter_matches(self, store):
+        self._fill(store)
+        assert [m.containment for m in store.matches()] == [0.9, 0.8, 0.7, 0.6, 0.5]
+        assert [m.containment for m in store.matches(sort="containment")] == [0.5, 0.6, 0.7, 0.8, 0.9]
+        assert [m.page for m in store.matches(sort="-first_seen", limit=2)] == ["https://a.com/3", "https://a.com/2"]
+        assert [m.page for m in store.matches(sort="site", work="W", offset=1, limit=2)] == [
+            "https://a.com/1b", "https://a.com/2"]  # ties broken by page
+        assert [m.page for m in store.matches(chapter="W/1")] == ["https://a.com/1", "https://a.com/1b"]
+        with pytest.raises(ValueError, match="cannot sort by"):
+            store.matches(sort="-password")
+
+    def test_count_matches_agrees_with_matches(self, store):
+        self._fill(store)
+        for filters in ({}, {"work": "W"}, {"site": "b.org"}, {"status": "confirmed"}, {"chapter": "W/1"},
+                        {"work": "W", "status": "new"}, {"work": "nothing"}):
+            assert store.count_matches(**filters) == len(store.matches(**filters)), filters
+        with pytest.raises(ValueError, match="unknown match status"):
+            store.count_matches(status="gone")
+
+    def test_match_summary_by_site_within_a_work(self, store):
+        self._fill(store)
+        rows = store.match_summary(["site"], work="W")
+        assert len(rows) == 1
+        r = rows[0]
+        assert (r["site"], r["matches"], r["pages"], r["chapters"]) == ("a.com", 4, 4, 3)
+        assert r["first_seen"] == at(0) and r["last_seen"] == at(60 * 24 + 5) + timedelta(hours=1)
+        assert is_aware_utc(r["first_seen"])
+
+    def test_match_summary_orders_by_matches_then_fields(self, store):
+        self._fill(store)
+        rows = store.match_summary(["work", "chapter"])
+        assert [(r["work"], r["chapter"], r["matches"]) for r in rows] == [
+            ("W", "W/1", 2), ("V", "V/1", 1), ("W", "W/2", 1), ("W", "W/3", 1)]
+        assert {(r["site"], r["status"]): r["matches"] for r in store.match_summary(["site", "status"])} == {
+            ("a.com", "new"): 3, ("a.com", "confirmed"): 1, ("b.org", "new"): 1}
+
+    def test_match_summary_by_day(self, store):
+        self._fill(store)
+        days = {r["day"]: r["matches"] for r in store.match_summary(["day"])}
+        assert days == {"2024-05-01": 3, "2024-05-02": 2}
+        assert store.match_summary(["day"], status="confirmed")[0]["day"] == "2024-05-02"
+
+    def test_match_summary_checks_fields(self, store):
+        for bad in ([], ["password"], ["site", "site"]):
+            with pytest.raises(ValueError):
+                store.match_summary(bad)
+
+    def test_find_and_count_pages(self, store):
+        for i, (site, minute) in enumerate([("a.com", 3), ("a.com", 1), ("b.org", 2)]):
+            store.upsert_page(page(f"https://{site}/p_{i}%", site=site, fetched_at=at(minute)))
+        store.upsert_page(page("local-file.txt", site="", fetched_at=at(9)))
+        store.set_page_status("https://a.com/p_1%", "failed", "no text")
+        assert [p.key for p in store.find_pages(limit=3)] == ["local-file.txt", "https://a.com/p_0%",
+                                                             "https://b.org/p_2%"]
+        assert [p.key for p in store.find_pages(site="a.com", offset=1)] == ["https://a.com/p_1%"]
+        assert [p.key for p in store.find_pages(status="failed")] == ["https://a.com/p_1%"]
+        # url_contains is a plain substring: % and _ are not wildcards
+        assert {p.key for p in store.find_pages(url_contains="p_1%")} == {"https://a.com/p_1%"}
+        assert store.find_pages(url_contains="p_x") == []
+        assert store.count_pages() == 4
+        assert store.count_pages(site="a.com") == 2
+        assert store.count_pages(url_contains="b.org/") == 1
+        assert store.count_pages(status="failed", site="b.org") == 0
+        assert store.find_pages(limit=0) == []
+
+    def test_page_summary(self, store):
+        for i, site in enumerate(["a.com", "a.com", "b.org"]):
+            store.upsert_page(page(f"https://{site}/{i}", site=site, fetched_at=at(i)))
+        store.set_page_status("https://a.com/0", "done")
+        rows = store.page_summary(["site"])
+        assert [(r["site"], r["pages"]) for r in rows] == [("a.com", 2), ("b.org", 1)]
+        assert rows[0]["last_fetched"] == at(1)
+        assert {(r["site"], r["status"]): r["pages"] for r in store.page_summary(["site", "status"])} == {
+            ("a.com", "done"): 1, ("a.com", "queued"): 1, ("b.org", "queued"): 1}
+
+    def test_sites(self, store):
+        from tracker.store import Site
+
+        rules = {"content": "#content", "delay": 1.5, "follow": [r"/book/\d+/"]}
+        s = store.upsert_site(Site(name="biquge", start_urls=["https://biquge.test/"], rules=rules,
+                                   created_at=at(0), updated_at=at(0)))
+        assert (s.name, s.start_urls, s.rules, s.recrawl, s.created_at) == (
+            "biquge", ["https://biquge.test/"], rules, True, at(0))
+        store.upsert_site(Site(name="biquge", start_urls=["https://biquge.test/a", "https://biquge.test/b"],
+                               recrawl=False, created_at=at(5), updated_at=at(5)))
+        s = store.get_site("biquge")
+        assert (s.start_urls, s.rules, s.recrawl, s.created_at, s.updated_at) == (
+            ["https://biquge.test/a", "https://biquge.test/b"], {}, False, at(0), at(5))
+        store.upsert_site(Site(name="a-site", start_urls=["https://a.test/"]))
+        assert [x.name for x in store.sites()] == ["a-site", "biquge"]
+        store.delete_site("biquge")
+        with pytest.raises(NotFound):
+            store.get_site("biquge")
+        with pytest.raises(NotFound):
+            store.delete_site("biquge")
+
+    def test_crawl_runs(self, store):
+        from tracker.store import CrawlRun
+
+        reasons = {"robots.txt forbids it": 2, "HTTP 404": 1, "not HTML (image/png; charset=x.y)": 1}
+        r1 = store.add_crawl_run(CrawlRun(site="a.com", started_at=at(0), finished_at=at(3), outcome="finished",
+                                          counts={"fetched": 10, "stored": 7}, skipped=reasons,
+                                          failed={"timeout": 1}, job="a.com"))
+        r2 = store.add_crawl_run(CrawlRun(site="b.org", started_at=at(5), finished_at=at(6), outcome="shutdown"))
+        r3 = store.add_crawl_run(CrawlRun(site="a.com", started_at=at(10), finished_at=at(12), outcome="finished"))
+        assert len({r1.id, r2.id, r3.id}) == 3 and all(r.id > 0 for r in (r1, r2, r3))
+        assert [r.id for r in store.crawl_runs()] == [r3.id, r2.id, r1.id]
+        got = store.crawl_runs(site="a.com", limit=5)
+        assert [r.id for r in got] == [r3.id, r1.id]
+        old = got[1]
+        assert (old.counts, old.skipped, old.failed, old.job, old.outcome) == (
+            {"fetched": 10, "stored": 7}, reasons, {"timeout": 1}, "a.com", "finished")
+        assert old.started_at == at(0) and is_aware_utc(old.finished_at)
+        assert store.crawl_runs(limit=1)[0].id == r3.id
+
+    def test_users(self, store):
+        from tracker.store import User
+
+        u = store.upsert_user(User(name="ann", password_hash="pbkdf2:x", role="admin", created_at=at(0)))
+        assert (u.name, u.role, u.failed_logins, u.locked_until, u.created_at) == ("ann", "admin", 0, None, at(0))
+        store.upsert_user(User(name="ann", password_hash="pbkdf2:y", role="viewer", failed_logins=3,
+                               locked_until=at(15), created_at=at(9)))
+        u = store.get_user("ann")
+        assert (u.password_hash, u.role, u.failed_logins, u.locked_until, u.created_at) == (
+            "pbkdf2:y", "viewer", 3, at(15), at(0))
+        store.upsert_user(User(name="bob", password_hash="h"))
+        assert [x.name for x in store.users()] == ["ann", "bob"]
+        with pytest.raises(ValueError, match="unknown role"):
+            store.upsert_user(User(name="eve", password_hash="h", role="root"))
+        store.delete_user("bob")
+        with pytest.raises(NotFound):
+            store.get_user("bob")
+        with pytest.raises(NotFound):
+            store.delete_user("bob")

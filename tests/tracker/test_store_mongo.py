@@ -16,7 +16,7 @@ from tracker.store import mongo as mongo_module
 from tracker.store.mongo import MongoStore, redact
 from tracker.store.open import open_store
 
-from .store_contract import T0, StoreContract, chapter, fingerprint, match, page
+from .store_contract import T0, ReportContract, StoreContract, chapter, fingerprint, match, page
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def store(client):
     s.close()
 
 
-class TestMongoStore(StoreContract):
+class TestMongoStore(StoreContract, ReportContract):
     pass
 
 

@@ -13,7 +13,7 @@ from tracker.store import NotFound, StoreError, Work
 from tracker.store.open import SQLITE_NAME, open_store
 from tracker.store.sqlite import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteStore
 
-from .store_contract import StoreContract, T0, chapter, fingerprint, match, page
+from .store_contract import ReportContract, StoreContract, T0, chapter, fingerprint, match, page
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def store(tmp_path):
     s.close()
 
 
-class TestSQLiteStore(StoreContract):
+class TestSQLiteStore(StoreContract, ReportContract):
     pass
 
 

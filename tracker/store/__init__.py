@@ -1,20 +1,28 @@
 """Stores: one interface (`base.Store`), an embedded SQLite backend and a MongoDB backend."""
 from .base import (
+    MATCH_GROUPS,
+    MATCH_SORTS,
     MATCH_STATUSES,
+    PAGE_GROUPS,
     PAGE_STATUSES,
+    ROLES,
     Chapter,
+    CrawlRun,
     FingerprintRecord,
     MatchRecord,
     NotFound,
     Page,
+    Site,
     Store,
     StoreError,
+    User,
     Work,
     content_hash,
     now,
 )
 
 __all__ = [
-    "MATCH_STATUSES", "PAGE_STATUSES", "Chapter", "FingerprintRecord", "MatchRecord", "NotFound", "Page",
-    "Store", "StoreError", "Work", "content_hash", "now",
+    "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS", "PAGE_STATUSES", "ROLES", "Chapter", "CrawlRun",
+    "FingerprintRecord", "MatchRecord", "NotFound", "Page", "Site", "Store", "StoreError", "User", "Work",
+    "content_hash", "now",
 ]

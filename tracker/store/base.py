@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 PAGE_STATUSES = ("queued", "done", "failed")
 MATCH_STATUSES = ("new", "confirmed", "dismissed", "takedown-sent", "removed")
+ROLES = ("admin", "viewer")
+#: Orders `matches` accepts ("-" first: descending); ties are broken by page, then chapter.
+MATCH_SORTS = ("containment", "similarity", "page_share", "first_seen", "last_seen", "site", "work", "chapter",
+               "status")
+#: Fields `match_summary` groups by; "day" is the UTC date of first_seen, as YYYY-MM-DD.
+MATCH_GROUPS = ("work", "site", "chapter", "status", "day")
+PAGE_GROUPS = ("site", "status")
 
 
 def now() -> datetime:
@@ -99,6 +106,42 @@ class MatchRecord:
     history: list[dict[str, Any]] = field(default_factory=list)  # {"status", "by", "at"} per change
 
 
+@dataclass
+class Site:
+    """A watched site: where to start crawling and the rules that improve its extraction."""
+    name: str  # unique, e.g. "biquge"
+    start_urls: list[str]
+    rules: dict[str, Any] = field(default_factory=dict)  # crawler.rules.SiteRules as a dict
+    recrawl: bool = True  # crawled again by the daily run
+    created_at: datetime = field(default_factory=now)
+    updated_at: datetime = field(default_factory=now)
+
+
+@dataclass
+class CrawlRun:
+    """What one crawl of one site did."""
+    site: str
+    started_at: datetime
+    finished_at: datetime
+    outcome: str  # why it stopped: "finished", "shutdown" (paused), "closespider_pagecount", ...
+    counts: dict[str, int] = field(default_factory=dict)  # fetched, stored, unchanged, skipped, failed, matched
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> pages
+    failed: dict[str, int] = field(default_factory=dict)  # reason -> pages
+    job: str = ""  # the crawl job it belongs to (a resumed crawl keeps its job)
+    id: int = 0  # assigned by the store
+
+
+@dataclass
+class User:
+    """Someone who signs in to the admin."""
+    name: str
+    password_hash: str  # never the password itself
+    role: str = "viewer"  # admin | viewer
+    failed_logins: int = 0  # since the last successful login
+    locked_until: datetime | None = None
+    created_at: datetime = field(default_factory=now)
+
+
 class Store(ABC):
     """Every method is safe to call twice with the same arguments."""
 
@@ -155,6 +198,21 @@ class Store(ABC):
     def set_page_status(self, key: str, status: str, reason: str = "") -> None:
         """Record the outcome of processing (counts an attempt). Raises NotFound, ValueError for a bad status."""
 
+    @abstractmethod
+    def find_pages(self, *, status: str | None = None, site: str | None = None, url_contains: str | None = None,
+                   limit: int | None = 50, offset: int = 0) -> list[Page]:
+        """Pages for listing and search, most recently fetched first (then by key)."""
+
+    @abstractmethod
+    def count_pages(self, *, status: str | None = None, site: str | None = None,
+                    url_contains: str | None = None) -> int:
+        """How many pages find_pages would list without a limit."""
+
+    @abstractmethod
+    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
+        """Pages grouped by some of PAGE_GROUPS: one dict per group with those fields and
+        "pages", "last_fetched"; most pages first, then by the group fields."""
+
     # fingerprints
     @abstractmethod
     def put_fingerprint(self, record: FingerprintRecord) -> None:
@@ -176,13 +234,68 @@ class Store(ABC):
 
     @abstractmethod
     def matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
-                status: str | None = None, limit: int | None = None, offset: int = 0) -> list[MatchRecord]:
-        """Matches, most contained first, then by page and chapter."""
+                status: str | None = None, chapter: str | None = None, limit: int | None = None, offset: int = 0,
+                sort: str = "-containment") -> list[MatchRecord]:
+        """Matches, ordered by `sort` (one of MATCH_SORTS, "-" for descending), then by page and chapter."""
+
+    @abstractmethod
+    def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
+                      status: str | None = None, chapter: str | None = None) -> int:
+        """How many matches `matches` would return without a limit."""
+
+    @abstractmethod
+    def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
+                      status: str | None = None) -> list[dict[str, Any]]:
+        """Matches grouped by some of MATCH_GROUPS: one dict per group with those fields and
+        "matches", "pages" (distinct), "chapters" (distinct), "first_seen" (earliest),
+        "last_seen" (latest); most matches first, then by the group fields."""
 
     @abstractmethod
     def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
         """Change a match's status and append {"status", "by", "at"} to its history.
         Raises NotFound, ValueError for a bad status."""
+
+    # sites and crawls
+    @abstractmethod
+    def upsert_site(self, site: Site) -> Site:
+        """Insert or replace a site's start URLs, rules and recrawl flag; keeps created_at."""
+
+    @abstractmethod
+    def get_site(self, name: str) -> Site:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def sites(self) -> list[Site]:
+        """All configured sites, by name."""
+
+    @abstractmethod
+    def delete_site(self, name: str) -> None:
+        """Forget a site's configuration (its pages, matches and crawl runs stay). Raises NotFound."""
+
+    @abstractmethod
+    def add_crawl_run(self, run: CrawlRun) -> CrawlRun:
+        """Record a crawl; returns it with its id."""
+
+    @abstractmethod
+    def crawl_runs(self, *, site: str | None = None, limit: int | None = 50) -> list[CrawlRun]:
+        """Crawls (of one site), most recent start first."""
+
+    # users
+    @abstractmethod
+    def upsert_user(self, user: User) -> User:
+        """Insert or replace a user (keeps created_at). Raises ValueError for an unknown role."""
+
+    @abstractmethod
+    def get_user(self, name: str) -> User:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def users(self) -> list[User]:
+        """All users, by name."""
+
+    @abstractmethod
+    def delete_user(self, name: str) -> None:
+        """Raises NotFound."""
 
     # reports
     @abstractmethod

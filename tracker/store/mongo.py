@@ -16,7 +16,7 @@ they equal what was stored.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from functools import wraps
 from typing import Any, TypeVar
@@ -27,20 +27,38 @@ from pymongo import ASCENDING, DESCENDING, MongoClient, ReturnDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from .base import (
+    MATCH_GROUPS,
+    MATCH_SORTS,
     MATCH_STATUSES,
+    PAGE_GROUPS,
     PAGE_STATUSES,
+    ROLES,
     Chapter,
+    CrawlRun,
     FingerprintRecord,
     MatchRecord,
     NotFound,
     Page,
+    Site,
     Store,
     StoreError,
+    User,
     Work,
     content_hash,
     now,
 )
-from .values import check_status, check_window, clean_scores, clean_spans, to_text, utc
+from .values import (
+    check_groups,
+    check_role,
+    check_status,
+    check_window,
+    clean_counts,
+    clean_scores,
+    clean_spans,
+    parse_sort,
+    to_text,
+    utc,
+)
 
 T = TypeVar("T")
 RETRIES = 8  # conditional updates lost to concurrent writers before giving up
@@ -58,6 +76,7 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], bool]]] = {
         ([("updated_at", ASCENDING), ("key", ASCENDING)], False),
         ([("status", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
         ([("site", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
+        ([("fetched_at", DESCENDING), ("key", ASCENDING)], False),
     ],
     "fingerprints": [
         ([("chapter", ASCENDING), ("params_hash", ASCENDING)], True),
@@ -70,9 +89,16 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], bool]]] = {
         ([("site", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
         ([("status", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
         ([("chapter", ASCENDING)], False),
+        ([("first_seen", ASCENDING)], False),
     ],
+    "sites": [([("name", ASCENDING)], True)],
+    "crawl_runs": [
+        ([("id", ASCENDING)], True),
+        ([("site", ASCENDING), ("started_at", DESCENDING)], False),
+        ([("started_at", DESCENDING)], False),
+    ],
+    "users": [([("name", ASCENDING)], True)],
 }
-MATCH_ORDER = [("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)]
 
 
 def redact(url: str) -> str:
@@ -132,6 +158,36 @@ def _match(d: dict[str, Any]) -> MatchRecord:
                        history=aware(d.get("history") or []))
 
 
+def _site(d: dict[str, Any]) -> Site:
+    return Site(name=d["name"], start_urls=list(d["start_urls"]), rules=aware(d.get("rules") or {}),
+                recrawl=bool(d["recrawl"]), created_at=aware(d["created_at"]), updated_at=aware(d["updated_at"]))
+
+
+def _crawl_run(d: dict[str, Any]) -> CrawlRun:
+    return CrawlRun(site=d["site"], job=d["job"], started_at=aware(d["started_at"]),
+                    finished_at=aware(d["finished_at"]), outcome=d["outcome"], counts=_unkeyed(d.get("counts")),
+                    skipped=_unkeyed(d.get("skipped")), failed=_unkeyed(d.get("failed")), id=int(d["id"]))
+
+
+def _user(d: dict[str, Any]) -> User:
+    return User(name=d["name"], password_hash=d["password_hash"], role=d["role"],
+                failed_logins=int(d["failed_logins"]), locked_until=aware(d.get("locked_until")),
+                created_at=aware(d["created_at"]))
+
+
+def _query(filters: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+    return {k: v for k, v in filters if v is not None}
+
+
+def _keyed(counts: dict[str, int]) -> list[dict[str, Any]]:
+    # Reasons are free text (dots, "$"): kept as a list of pairs, since MongoDB field names cannot hold them.
+    return [{"k": k, "n": n} for k, n in clean_counts(counts).items()]
+
+
+def _unkeyed(pairs: list[dict[str, Any]] | None) -> dict[str, int]:
+    return {p["k"]: int(p["n"]) for p in pairs or []}
+
+
 def _guarded(fn: Callable[..., T]) -> Callable[..., T]:
     """Turn driver errors into StoreError with what to do about them."""
     @wraps(fn)
@@ -172,6 +228,9 @@ class MongoStore(Store):
         self._fingerprints = self._db["fingerprints"]
         self._matches = self._db["matches"]
         self._counters = self._db["counters"]
+        self._sites = self._db["sites"]
+        self._crawl_runs = self._db["crawl_runs"]
+        self._users = self._db["users"]
 
     def __repr__(self) -> str:
         return f"MongoStore({self.url!r}, {self._db.name!r})"
@@ -368,6 +427,42 @@ class MongoStore(Store):
         if r.matched_count == 0:
             raise NotFound(f"no page {key!r}")
 
+    @staticmethod
+    def _page_query(status: str | None, site: str | None, url_contains: str | None) -> dict[str, Any]:
+        if status is not None:
+            check_status(status, PAGE_STATUSES, "page status")
+        query = _query((("status", status), ("site", site)))
+        if url_contains:
+            query["url"] = {"$regex": re.escape(url_contains)}
+        return query
+
+    @_guarded
+    def find_pages(self, *, status: str | None = None, site: str | None = None, url_contains: str | None = None,
+                   limit: int | None = 50, offset: int = 0) -> list[Page]:
+        check_window(limit, offset)
+        query = self._page_query(status, site, url_contains)
+        if limit == 0:
+            return []
+        cursor = self._pages.find(query, NO_ID).sort([("fetched_at", DESCENDING), ("key", ASCENDING)]).skip(offset)
+        if limit is not None:
+            cursor = cursor.limit(limit)
+        return [_page(d) for d in cursor]
+
+    @_guarded
+    def count_pages(self, *, status: str | None = None, site: str | None = None,
+                    url_contains: str | None = None) -> int:
+        return self._pages.count_documents(self._page_query(status, site, url_contains))
+
+    @_guarded
+    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
+        by = check_groups(by, PAGE_GROUPS)
+        rows = self._pages.aggregate([{"$group": {"_id": {f: f"${f}" for f in by}, "pages": {"$sum": 1},
+                                                  "last": {"$max": "$fetched_at"}}}])
+        out = [{**{f: r["_id"][f] for f in by}, "pages": int(r["pages"]), "last_fetched": aware(r["last"])}
+               for r in rows]
+        out.sort(key=lambda r: (-r["pages"], *(r[f] for f in by)))
+        return out
+
     # ---- fingerprints --------------------------------------------------------------
 
     @_guarded
@@ -420,20 +515,51 @@ class MongoStore(Store):
             raise NotFound(f"no match of page {page!r} with chapter {chapter!r}")
         return _match(d)
 
-    @_guarded
-    def matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
-                status: str | None = None, limit: int | None = None, offset: int = 0) -> list[MatchRecord]:
+    @staticmethod
+    def _match_query(work: str | None, page: str | None, site: str | None, status: str | None,
+                     chapter: str | None) -> dict[str, Any]:
         if status is not None:
             check_status(status, MATCH_STATUSES, "match status")
+        return _query((("work", work), ("page", page), ("site", site), ("status", status), ("chapter", chapter)))
+
+    @_guarded
+    def matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
+                status: str | None = None, chapter: str | None = None, limit: int | None = None, offset: int = 0,
+                sort: str = "-containment") -> list[MatchRecord]:
+        query = self._match_query(work, page, site, status, chapter)
         check_window(limit, offset)
+        field_name, descending = parse_sort(sort, MATCH_SORTS)
         if limit == 0:  # MongoDB reads limit 0 as "no limit"
             return []
-        query = {k: v for k, v in (("work", work), ("page", page), ("site", site), ("status", status))
-                 if v is not None}
-        cursor = self._matches.find(query, NO_ID).sort(MATCH_ORDER).skip(offset)
+        order = [(field_name, DESCENDING if descending else ASCENDING), ("page", ASCENDING), ("chapter", ASCENDING)]
+        cursor = self._matches.find(query, NO_ID).sort(order).skip(offset)
         if limit is not None:
             cursor = cursor.limit(limit)
         return [_match(d) for d in cursor]
+
+    @_guarded
+    def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
+                      status: str | None = None, chapter: str | None = None) -> int:
+        return self._matches.count_documents(self._match_query(work, page, site, status, chapter))
+
+    @_guarded
+    def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
+                      status: str | None = None) -> list[dict[str, Any]]:
+        by = check_groups(by, MATCH_GROUPS)
+        query = self._match_query(work, None, site, status, None)
+        group_id = {f: ({"$dateToString": {"format": "%Y-%m-%d", "date": "$first_seen"}} if f == "day" else f"${f}")
+                    for f in by}
+        rows = self._matches.aggregate([
+            {"$match": query},
+            {"$group": {"_id": group_id, "matches": {"$sum": 1}, "pages": {"$addToSet": "$page"},
+                        "chapters": {"$addToSet": "$chapter"}, "first_seen": {"$min": "$first_seen"},
+                        "last_seen": {"$max": "$last_seen"}}},
+        ])
+        out = [{**{f: r["_id"][f] for f in by}, "matches": int(r["matches"]), "pages": len(r["pages"]),
+                "chapters": len(r["chapters"]), "first_seen": aware(r["first_seen"]),
+                "last_seen": aware(r["last_seen"])} for r in rows]
+        out.sort(key=lambda r: (-r["matches"], *(r[f] for f in by)))
+        return out
 
     @_guarded
     def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
@@ -445,6 +571,95 @@ class MongoStore(Store):
             {"$set": {"status": status}, "$push": {"history": {"status": status, "by": by, "at": to_text(now())}}},
             projection=NO_ID, return_document=ReturnDocument.AFTER)
         return _match(d) if d is not None else self.get_match(page, chapter)
+
+    # ---- sites and crawls -----------------------------------------------------------
+
+    @_guarded
+    def upsert_site(self, site: Site) -> Site:
+        for _ in range(RETRIES):
+            try:
+                d = self._sites.find_one_and_update(
+                    {"name": site.name},
+                    {"$set": {"start_urls": list(site.start_urls), "rules": storable(site.rules),
+                              "recrawl": bool(site.recrawl), "updated_at": utc(site.updated_at)},
+                     "$setOnInsert": {"created_at": utc(site.created_at)}},
+                    upsert=True, projection=NO_ID, return_document=ReturnDocument.AFTER)
+                return _site(d)
+            except DuplicateKeyError:
+                continue
+        raise self._lost("site", site.name)
+
+    @_guarded
+    def get_site(self, name: str) -> Site:
+        d = self._sites.find_one({"name": name}, NO_ID)
+        if d is None:
+            raise NotFound(f"no site {name!r}")
+        return _site(d)
+
+    @_guarded
+    def sites(self) -> list[Site]:
+        return [_site(d) for d in self._sites.find({}, NO_ID).sort("name", ASCENDING)]
+
+    @_guarded
+    def delete_site(self, name: str) -> None:
+        if self._sites.delete_one({"name": name}).deleted_count == 0:
+            raise NotFound(f"no site {name!r}")
+
+    @_guarded
+    def add_crawl_run(self, run: CrawlRun) -> CrawlRun:
+        r = self._counters.find_one_and_update({"_id": "crawl_run"}, {"$inc": {"value": 1}}, upsert=True,
+                                               return_document=ReturnDocument.AFTER)
+        doc = {"id": int(r["value"]), "site": run.site, "job": run.job, "started_at": utc(run.started_at),
+               "finished_at": utc(run.finished_at), "outcome": run.outcome, "counts": _keyed(run.counts),
+               "skipped": _keyed(run.skipped), "failed": _keyed(run.failed)}
+        self._crawl_runs.insert_one(dict(doc))
+        return _crawl_run(doc)
+
+    @_guarded
+    def crawl_runs(self, *, site: str | None = None, limit: int | None = 50) -> list[CrawlRun]:
+        check_window(limit)
+        if limit == 0:
+            return []
+        cursor = self._crawl_runs.find(_query((("site", site),)), NO_ID).sort(
+            [("started_at", DESCENDING), ("id", DESCENDING)])
+        if limit is not None:
+            cursor = cursor.limit(limit)
+        return [_crawl_run(d) for d in cursor]
+
+    # ---- users -----------------------------------------------------------------------
+
+    @_guarded
+    def upsert_user(self, user: User) -> User:
+        check_role(user.role, ROLES)
+        for _ in range(RETRIES):
+            try:
+                d = self._users.find_one_and_update(
+                    {"name": user.name},
+                    {"$set": {"password_hash": user.password_hash, "role": user.role,
+                              "failed_logins": int(user.failed_logins),
+                              "locked_until": utc(user.locked_until) if user.locked_until else None},
+                     "$setOnInsert": {"created_at": utc(user.created_at)}},
+                    upsert=True, projection=NO_ID, return_document=ReturnDocument.AFTER)
+                return _user(d)
+            except DuplicateKeyError:
+                continue
+        raise self._lost("user", user.name)
+
+    @_guarded
+    def get_user(self, name: str) -> User:
+        d = self._users.find_one({"name": name}, NO_ID)
+        if d is None:
+            raise NotFound(f"no user {name!r}")
+        return _user(d)
+
+    @_guarded
+    def users(self) -> list[User]:
+        return [_user(d) for d in self._users.find({}, NO_ID).sort("name", ASCENDING)]
+
+    @_guarded
+    def delete_user(self, name: str) -> None:
+        if self._users.delete_one({"name": name}).deleted_count == 0:
+            raise NotFound(f"no user {name!r}")
 
     # ---- reports -------------------------------------------------------------------
 

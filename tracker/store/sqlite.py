@@ -27,20 +27,38 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .values import check_status, check_window, clean_scores, clean_spans, to_text, utc
 from .base import (
+    MATCH_GROUPS,
+    MATCH_SORTS,
     MATCH_STATUSES,
+    PAGE_GROUPS,
     PAGE_STATUSES,
+    ROLES,
     Chapter,
+    CrawlRun,
     FingerprintRecord,
     MatchRecord,
     NotFound,
     Page,
+    Site,
     Store,
     StoreError,
+    User,
     Work,
     content_hash,
     now,
+)
+from .values import (
+    check_groups,
+    check_role,
+    check_status,
+    check_window,
+    clean_counts,
+    clean_scores,
+    clean_spans,
+    parse_sort,
+    to_text,
+    utc,
 )
 
 SCHEMA_VERSION = 1
@@ -114,6 +132,37 @@ CREATE INDEX IF NOT EXISTS matches_work ON matches (work, containment DESC, page
 CREATE INDEX IF NOT EXISTS matches_site ON matches (site, containment DESC, page, chapter);
 CREATE INDEX IF NOT EXISTS matches_status ON matches (status, containment DESC, page, chapter);
 CREATE INDEX IF NOT EXISTS matches_chapter ON matches (chapter);
+CREATE INDEX IF NOT EXISTS matches_first_seen ON matches (first_seen);
+CREATE INDEX IF NOT EXISTS pages_fetched ON pages (fetched_at DESC, key);
+CREATE TABLE IF NOT EXISTS sites (
+    name TEXT PRIMARY KEY,
+    start_urls TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    recrawl INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS crawl_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    site TEXT NOT NULL,
+    job TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    counts TEXT NOT NULL,
+    skipped TEXT NOT NULL,
+    failed TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS crawl_runs_site ON crawl_runs (site, started_at DESC);
+CREATE INDEX IF NOT EXISTS crawl_runs_started ON crawl_runs (started_at DESC);
+CREATE TABLE IF NOT EXISTS users (
+    name TEXT PRIMARY KEY,
+    password_hash TEXT NOT NULL,
+    role TEXT NOT NULL,
+    failed_logins INTEGER NOT NULL,
+    locked_until TEXT,
+    created_at TEXT NOT NULL
+);
 """
 
 
@@ -174,6 +223,33 @@ def _match(r: sqlite3.Row) -> MatchRecord:
                        verdict=r["verdict"], scores=loads(r["scores"]), spans=loads(r["spans"]), status=r["status"],
                        first_seen=from_text(r["first_seen"]), last_seen=from_text(r["last_seen"]),
                        history=loads(r["history"]))
+
+
+def _site(r: sqlite3.Row) -> Site:
+    return Site(name=r["name"], start_urls=loads(r["start_urls"]), rules=loads(r["rules"]), recrawl=bool(r["recrawl"]),
+                created_at=from_text(r["created_at"]), updated_at=from_text(r["updated_at"]))
+
+
+def _crawl_run(r: sqlite3.Row) -> CrawlRun:
+    return CrawlRun(site=r["site"], job=r["job"], started_at=from_text(r["started_at"]),
+                    finished_at=from_text(r["finished_at"]), outcome=r["outcome"], counts=loads(r["counts"]),
+                    skipped=loads(r["skipped"]), failed=loads(r["failed"]), id=r["id"])
+
+
+def _user(r: sqlite3.Row) -> User:
+    return User(name=r["name"], password_hash=r["password_hash"], role=r["role"], failed_logins=r["failed_logins"],
+                locked_until=from_text(r["locked_until"]) if r["locked_until"] else None,
+                created_at=from_text(r["created_at"]))
+
+
+def _where(filters: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
+    """("WHERE a = ? AND b = ?", [values]) for the filters that are not None."""
+    parts, args = [], []
+    for column, value in filters:
+        if value is not None:
+            parts.append(f"{column} = ?")
+            args.append(value)
+    return (f"WHERE {' AND '.join(parts)}" if parts else ""), args
 
 
 def _guarded(fn: Callable[..., T]) -> Callable[..., T]:
@@ -415,6 +491,39 @@ class SQLiteStore(Store):
             if cur.rowcount == 0:
                 raise NotFound(f"no page {key!r}")
 
+    @staticmethod
+    def _page_filter(status: str | None, site: str | None, url_contains: str | None) -> tuple[str, list[Any]]:
+        if status is not None:
+            check_status(status, PAGE_STATUSES, "page status")
+        cond, args = _where((("status", status), ("site", site)))
+        if url_contains:
+            like = url_contains.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            cond = f"{cond + ' AND' if cond else 'WHERE'} url LIKE ? ESCAPE '\\'"
+            args.append(f"%{like}%")
+        return cond, args
+
+    @_guarded
+    def find_pages(self, *, status: str | None = None, site: str | None = None, url_contains: str | None = None,
+                   limit: int | None = 50, offset: int = 0) -> list[Page]:
+        check_window(limit, offset)
+        cond, args = self._page_filter(status, site, url_contains)
+        rows = self._read(f"SELECT * FROM pages {cond} ORDER BY fetched_at DESC, key LIMIT ? OFFSET ?",
+                          [*args, -1 if limit is None else limit, offset])
+        return [_page(r) for r in rows]
+
+    @_guarded
+    def count_pages(self, *, status: str | None = None, site: str | None = None,
+                    url_contains: str | None = None) -> int:
+        cond, args = self._page_filter(status, site, url_contains)
+        return self._read(f"SELECT COUNT(*) FROM pages {cond}", args)[0][0]
+
+    @_guarded
+    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
+        by = check_groups(by, PAGE_GROUPS)
+        rows = self._read(f"SELECT {', '.join(by)}, COUNT(*) AS n, MAX(fetched_at) AS last FROM pages "
+                          f"GROUP BY {', '.join(by)} ORDER BY n DESC, {', '.join(by)}")
+        return [{**{f: r[f] for f in by}, "pages": r["n"], "last_fetched": from_text(r["last"])} for r in rows]
+
     # ---- fingerprints --------------------------------------------------------------
 
     @_guarded
@@ -461,19 +570,44 @@ class SQLiteStore(Store):
 
     @_guarded
     def matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
-                status: str | None = None, limit: int | None = None, offset: int = 0) -> list[MatchRecord]:
+                status: str | None = None, chapter: str | None = None, limit: int | None = None, offset: int = 0,
+                sort: str = "-containment") -> list[MatchRecord]:
         if status is not None:
             check_status(status, MATCH_STATUSES, "match status")
         check_window(limit, offset)
-        where, args = [], []
-        for column, value in (("work", work), ("page", page), ("site", site), ("status", status)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        cond = f"WHERE {' AND '.join(where)}" if where else ""
-        rows = self._read(f"SELECT * FROM matches {cond} ORDER BY containment DESC, page, chapter LIMIT ? OFFSET ?",
+        field_name, descending = parse_sort(sort, MATCH_SORTS)
+        cond, args = _where((("work", work), ("page", page), ("site", site), ("status", status),
+                             ("chapter", chapter)))
+        order = f"{field_name} {'DESC' if descending else 'ASC'}, page, chapter"
+        rows = self._read(f"SELECT * FROM matches {cond} ORDER BY {order} LIMIT ? OFFSET ?",
                           [*args, -1 if limit is None else limit, offset])
         return [_match(r) for r in rows]
+
+    @_guarded
+    def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
+                      status: str | None = None, chapter: str | None = None) -> int:
+        if status is not None:
+            check_status(status, MATCH_STATUSES, "match status")
+        cond, args = _where((("work", work), ("page", page), ("site", site), ("status", status),
+                             ("chapter", chapter)))
+        return self._read(f"SELECT COUNT(*) FROM matches {cond}", args)[0][0]
+
+    @_guarded
+    def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
+                      status: str | None = None) -> list[dict[str, Any]]:
+        by = check_groups(by, MATCH_GROUPS)
+        if status is not None:
+            check_status(status, MATCH_STATUSES, "match status")
+        cond, args = _where((("work", work), ("site", site), ("status", status)))
+        columns = ["substr(first_seen, 1, 10)" if f == "day" else f for f in by]
+        rows = self._read(
+            f"SELECT {', '.join(f'{c} AS g{i}' for i, c in enumerate(columns))}, COUNT(*) AS n, "
+            "COUNT(DISTINCT page) AS pages, COUNT(DISTINCT chapter) AS chapters, MIN(first_seen) AS first_seen, "
+            f"MAX(last_seen) AS last_seen FROM matches {cond} GROUP BY {', '.join(columns)} "
+            f"ORDER BY n DESC, {', '.join(f'g{i}' for i in range(len(by)))}", args)
+        return [{**{f: r[f"g{i}"] for i, f in enumerate(by)}, "matches": r["n"], "pages": r["pages"],
+                 "chapters": r["chapters"], "first_seen": from_text(r["first_seen"]),
+                 "last_seen": from_text(r["last_seen"])} for r in rows]
 
     @_guarded
     def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
@@ -492,6 +626,78 @@ class SQLiteStore(Store):
                           (status, dumps(history), page, chapter))
             row = c.execute("SELECT * FROM matches WHERE page = ? AND chapter = ?", (page, chapter)).fetchone()
         return _match(row)
+
+    # ---- sites and crawls -----------------------------------------------------------
+
+    @_guarded
+    def upsert_site(self, site: Site) -> Site:
+        with self._write() as c:
+            c.execute("INSERT INTO sites (name, start_urls, rules, recrawl, created_at, updated_at) "
+                      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET start_urls = excluded.start_urls, "
+                      "rules = excluded.rules, recrawl = excluded.recrawl, updated_at = excluded.updated_at",
+                      (site.name, dumps(list(site.start_urls)), dumps(site.rules), int(bool(site.recrawl)),
+                       to_text(site.created_at), to_text(site.updated_at)))
+            return _site(c.execute("SELECT * FROM sites WHERE name = ?", (site.name,)).fetchone())
+
+    @_guarded
+    def get_site(self, name: str) -> Site:
+        return _site(self._one("SELECT * FROM sites WHERE name = ?", (name,), f"no site {name!r}"))
+
+    @_guarded
+    def sites(self) -> list[Site]:
+        return [_site(r) for r in self._read("SELECT * FROM sites ORDER BY name")]
+
+    @_guarded
+    def delete_site(self, name: str) -> None:
+        with self._write() as c:
+            if c.execute("DELETE FROM sites WHERE name = ?", (name,)).rowcount == 0:
+                raise NotFound(f"no site {name!r}")
+
+    @_guarded
+    def add_crawl_run(self, run: CrawlRun) -> CrawlRun:
+        with self._write() as c:
+            cur = c.execute("INSERT INTO crawl_runs (site, job, started_at, finished_at, outcome, counts, skipped, "
+                            "failed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            (run.site, run.job, to_text(run.started_at), to_text(run.finished_at), run.outcome,
+                             dumps(clean_counts(run.counts)), dumps(clean_counts(run.skipped)),
+                             dumps(clean_counts(run.failed))))
+            return _crawl_run(c.execute("SELECT * FROM crawl_runs WHERE id = ?", (cur.lastrowid,)).fetchone())
+
+    @_guarded
+    def crawl_runs(self, *, site: str | None = None, limit: int | None = 50) -> list[CrawlRun]:
+        check_window(limit)
+        cond, args = _where((("site", site),))
+        rows = self._read(f"SELECT * FROM crawl_runs {cond} ORDER BY started_at DESC, id DESC LIMIT ?",
+                          [*args, -1 if limit is None else limit])
+        return [_crawl_run(r) for r in rows]
+
+    # ---- users -----------------------------------------------------------------------
+
+    @_guarded
+    def upsert_user(self, user: User) -> User:
+        check_role(user.role, ROLES)
+        with self._write() as c:
+            c.execute("INSERT INTO users (name, password_hash, role, failed_logins, locked_until, created_at) "
+                      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+                      "password_hash = excluded.password_hash, role = excluded.role, "
+                      "failed_logins = excluded.failed_logins, locked_until = excluded.locked_until",
+                      (user.name, user.password_hash, user.role, int(user.failed_logins),
+                       to_text(user.locked_until) if user.locked_until else None, to_text(user.created_at)))
+            return _user(c.execute("SELECT * FROM users WHERE name = ?", (user.name,)).fetchone())
+
+    @_guarded
+    def get_user(self, name: str) -> User:
+        return _user(self._one("SELECT * FROM users WHERE name = ?", (name,), f"no user {name!r}"))
+
+    @_guarded
+    def users(self) -> list[User]:
+        return [_user(r) for r in self._read("SELECT * FROM users ORDER BY name")]
+
+    @_guarded
+    def delete_user(self, name: str) -> None:
+        with self._write() as c:
+            if c.execute("DELETE FROM users WHERE name = ?", (name,)).rowcount == 0:
+                raise NotFound(f"no user {name!r}")
 
     # ---- reports -------------------------------------------------------------------
 

@@ -35,3 +35,33 @@ def clean_scores(scores: dict[str, Any]) -> dict[str, float]:
 
 def clean_spans(spans: list[dict[str, Any]]) -> list[dict[str, int]]:
     return [{str(k): int(v) for k, v in s.items()} for s in spans]
+
+
+def clean_counts(counts: dict[str, Any]) -> dict[str, int]:
+    return {str(k): int(v) for k, v in counts.items()}
+
+
+def check_groups(by: Sequence[str], allowed: Sequence[str]) -> list[str]:
+    """The group fields, checked: at least one, each known, none twice."""
+    by = list(by)
+    if not by:
+        raise ValueError(f"group by at least one of: {', '.join(allowed)}")
+    for name in by:
+        if name not in allowed:
+            raise ValueError(f"cannot group by {name!r}; use some of: {', '.join(allowed)}")
+    if len(set(by)) != len(by):
+        raise ValueError(f"a field is repeated in the grouping {by}")
+    return by
+
+
+def parse_sort(sort: str, allowed: Sequence[str]) -> tuple[str, bool]:
+    """"-containment" -> ("containment", True): the field and whether the order is descending."""
+    descending = sort.startswith("-")
+    name = sort[1:] if descending else sort
+    if name not in allowed:
+        raise ValueError(f"cannot sort by {sort!r}; use one of: {', '.join(allowed)} (\"-\" first for descending)")
+    return name, descending
+
+
+def check_role(role: str, allowed: Sequence[str]) -> None:
+    check_status(role, allowed, "role")
