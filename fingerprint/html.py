@@ -21,6 +21,7 @@ _KNOWN_TAG = re.compile(
     re.I,
 )
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # lxml refuses them in text
 
 # Elements that never hold a page's main text.
 _DROP_TAGS = (
@@ -64,6 +65,7 @@ def html_to_text(html: str) -> tuple[str, dict]:
     Broken markup is tolerated; markup lxml cannot parse at all is stripped of tags instead.
     """
     html = _XML_DECLARATION.sub("", html, count=1)  # lxml refuses str input that declares an encoding
+    html = _CONTROL.sub("", html)
     if not html.strip():
         return "", {"title": "", "extractor": "lxml"}
     tree = _parse(html)
@@ -123,8 +125,12 @@ def _trafilatura_text(tree) -> str:
 
 def _remove_furniture(tree):
     """Drop scripts, styles, navigation, headers, footers, ads and link lists; return the body."""
+    from lxml import etree
+
     body = tree.find(".//body")
     root = body if body is not None else tree
+    for el in list(root.iter(etree.Comment, etree.ProcessingInstruction)):
+        _remove_keeping_tail(el)  # "line1<!-- ad -->line2" keeps line2
     for el in list(root.iter(*_DROP_TAGS)):
         if el.getparent() is not None:
             el.drop_tree()  # keeps the tail text that follows the element
@@ -135,6 +141,19 @@ def _remove_furniture(tree):
         if _BOILERPLATE_WORDS.intersection(words) or _link_list(el):
             el.drop_tree()
     return root
+
+
+def _remove_keeping_tail(el) -> None:
+    parent = el.getparent()
+    if parent is None:
+        return
+    if el.tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + el.tail
+        else:
+            parent.text = (parent.text or "") + el.tail
+    parent.remove(el)
 
 
 def _block_text(root) -> str:

@@ -34,3 +34,31 @@ def buaa_dir(corpus: Path) -> Path:
     d = corpus / "buaa_simtool"
     need((d / "article.txt").is_file(), f"the BUAA data set is missing from {d}")
     return d
+
+
+def redis_settings_for(url: str, home: Path, monkeypatch):
+    """Settings on the real Redis at `url` under a fresh key prefix (skips, or fails in CI,
+    when no Redis answers); returns (settings, cleanup) where cleanup deletes the prefix's keys."""
+    import uuid
+
+    import redis
+
+    from tracker.settings import Settings
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+        up = True
+    except redis.RedisError:
+        up = False
+    need(up, f"no Redis at {url}; start redis-server on 127.0.0.1:6379")
+    for var in ("FPT_MONGO_URL", "FPT_BROKER_URL", "FPT_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    prefix = f"fpt-test-{uuid.uuid4().hex[:8]}:"
+
+    def cleanup() -> None:
+        client = redis.Redis.from_url(url)
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+
+    return Settings.load({"FPT_HOME": str(home), "FPT_REDIS_URL": url, "FPT_REDIS_PREFIX": prefix}), cleanup

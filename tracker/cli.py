@@ -17,32 +17,63 @@ MATCH_COLUMNS = ["page", "original", "work", "site", "verdict", "similarity", "c
                  "status", "first_seen", "last_seen"]
 
 
-def _errors(fn):
-    """Domain errors become one line with the fix; never a traceback for a user mistake."""
+def click_errors(*more: type[Exception]):
+    """A decorator: domain errors (and `more` kinds) become one line with the fix; never a
+    traceback for a user mistake."""
+    kinds = (FingerprintError, SettingsError, StoreError, *more)
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except (FingerprintError, SettingsError, StoreError) as e:
-            raise click.ClickException(str(e)) from e
-        except NotFound as e:
-            raise click.ClickException(f"not found: {e.args[0] if e.args else e}") from e
-        except Exception as e:  # the index backend's errors, without importing redis here
-            if type(e).__name__ == "IndexUnavailable":
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except kinds as e:
                 raise click.ClickException(str(e)) from e
-            raise
+            except NotFound as e:
+                raise click.ClickException(f"not found: {e.args[0] if e.args else e}") from e
+            except Exception as e:  # the index backend's errors, without importing redis here
+                if type(e).__name__ == "IndexUnavailable":
+                    raise click.ClickException(str(e)) from e
+                raise
 
-    return wrapper
+        return wrapper
+
+    return decorate
 
 
-def _context():
+domain_errors = click_errors()
+
+
+def open_context():
     from .context import Context
 
     return Context(Settings.load())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """Commands from other packages, imported only when used: the tracker's core never
+    loads Scrapy or Flask, and `fptrack --help` stays fast."""
+
+    lazy = {
+        "crawl": "crawler.cli:crawl",
+        "sites": "crawler.cli:sites",
+        "web": "web.cli:web",
+        "user": "web.cli:user",
+    }
+
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx, name):
+        if name in self.lazy:
+            import importlib
+
+            module, _, attr = self.lazy[name].partition(":")
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fptrack", prog_name="fptrack")
 def main() -> None:
     """Track where registered novels are copied: originals, pages, matches.
@@ -65,7 +96,7 @@ def main() -> None:
 @click.argument("path", type=click.Path(exists=True))
 @click.option("--author", default="", help="The work's author.")
 @quiet_option
-@_errors
+@domain_errors
 def add_work(title, path, author, quiet):
     """Register a novel: a whole-book file (split at 第X章/回/卷 or "Chapter N"
     headings), a folder with one chapter per file (key = file name without
@@ -80,7 +111,7 @@ def add_work(title, path, author, quiet):
     """
     from .registry import register_work
 
-    ctx = _context()
+    ctx = open_context()
     t0 = time.perf_counter()
     r = register_work(ctx, title, path, author=author)
     n = len(r.added) + len(r.changed) + len(r.unchanged)
@@ -97,7 +128,7 @@ def add_work(title, path, author, quiet):
 @click.option("--site", default="", help="The site the pages come from (default: from the records, or none).")
 @click.option("--no-process", is_flag=True, help="Only store and queue the pages.")
 @quiet_option
-@_errors
+@domain_errors
 def ingest(paths, site, no_process, quiet):
     """Take saved pages (text, HTML in any common encoding, JSON Lines with
     id/text/url) as if crawled, then process them: with FPT_BROKER_URL set the
@@ -111,7 +142,7 @@ def ingest(paths, site, no_process, quiet):
     from .pipeline import ingest as do_ingest
     from .queue import dispatch_pages
 
-    ctx = _context()
+    ctx = open_context()
     r = do_ingest(ctx, list(paths), site=site)
     click.echo(f"{len(r.queued)} pages queued, {len(r.unchanged)} unchanged")
     if r.read.skipped:
@@ -123,7 +154,7 @@ def ingest(paths, site, no_process, quiet):
 @main.command()
 @click.option("--limit", type=click.IntRange(1), default=None, help="Process at most this many pages.")
 @quiet_option
-@_errors
+@domain_errors
 def process(limit, quiet):
     """Process the queued pages here, in this process.
 
@@ -133,7 +164,7 @@ def process(limit, quiet):
     """
     from .pipeline import process_queued
 
-    ctx = _context()
+    ctx = open_context()
     t0 = time.perf_counter()
     bar = progress(None, quiet=quiet, desc="processing pages", total=limit, unit="page")
     counts = process_queued(ctx, limit=limit, each=lambda r: bar.update(1))
@@ -144,7 +175,7 @@ def process(limit, quiet):
 
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
-@_errors
+@domain_errors
 def worker(celery_args):
     """Run a Celery worker (needs FPT_BROKER_URL); extra arguments go to Celery.
 
@@ -159,7 +190,7 @@ def worker(celery_args):
 
 @main.command(context_settings={"ignore_unknown_options": True})
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
-@_errors
+@domain_errors
 def beat(celery_args):
     """Run Celery beat: the daily re-crawl and report (needs FPT_BROKER_URL).
 
@@ -175,7 +206,7 @@ def beat(celery_args):
 @main.command()
 @click.option("--refingerprint", is_flag=True, help="Fingerprint every chapter again, not only those missing.")
 @quiet_option
-@_errors
+@domain_errors
 def reindex(refingerprint, quiet):
     """Rebuild the index (Redis or in-process) from the store.
 
@@ -185,7 +216,7 @@ def reindex(refingerprint, quiet):
     """
     from .pipeline import reindex as do_reindex
 
-    ctx = _context()
+    ctx = open_context()
     t0 = time.perf_counter()
     n = do_reindex(ctx, refingerprint=refingerprint,
                    progress=lambda it: progress(it, quiet=quiet, desc="fingerprinting", unit="chapter"))
@@ -194,7 +225,7 @@ def reindex(refingerprint, quiet):
 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
-@_errors
+@domain_errors
 def works(fmt):
     """List the registered works with their chapter and match counts.
 
@@ -202,7 +233,7 @@ def works(fmt):
     Example:
       fptrack works
     """
-    ctx = _context()
+    ctx = open_context()
     rows = []
     for w in ctx.store.works():
         n = sum(1 for _ in ctx.store.chapters(work=w.id))
@@ -215,7 +246,7 @@ def works(fmt):
 @main.command()
 @click.argument("work")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
-@_errors
+@domain_errors
 def report(work, fmt):
     """Where a work's chapters are copied: per chapter, the pages and sites that
     copy it, how much, and since when.
@@ -224,7 +255,7 @@ def report(work, fmt):
     Example:
       fptrack report 山城旧事
     """
-    ctx = _context()
+    ctx = open_context()
     w = ctx.store.get_work(work)
     by_chapter: dict[str, list] = {}
     for m in ctx.store.matches(work=w.id):
@@ -254,7 +285,7 @@ def report(work, fmt):
 @click.option("--status", type=click.Choice(MATCH_STATUSES), default=None)
 @click.option("--limit", type=click.IntRange(1), default=None)
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
-@_errors
+@domain_errors
 def matches(work, site, status, limit, fmt):
     """List matches, most contained first. JSON Lines records carry the evidence spans.
 
@@ -262,7 +293,7 @@ def matches(work, site, status, limit, fmt):
     Example:
       fptrack matches --work 山城旧事 --format jsonl
     """
-    ctx = _context()
+    ctx = open_context()
 
     def rows():
         for m in ctx.store.matches(work=work, site=site, status=status, limit=limit):
@@ -282,7 +313,7 @@ def matches(work, site, status, limit, fmt):
 @click.argument("original")
 @click.argument("status", type=click.Choice(MATCH_STATUSES))
 @click.option("--by", default="", help="Who made the change (kept in the match's history).")
-@_errors
+@domain_errors
 def set_status(page, original, status, by):
     """Change a match's status: new, confirmed, dismissed, takedown-sent, removed.
 
@@ -290,13 +321,13 @@ def set_status(page, original, status, by):
     Example:
       fptrack set-status biquge-1 山城旧事/山城旧事-第一章 confirmed --by alice
     """
-    m = _context().store.set_match_status(page, original, status, by=by)
+    m = open_context().store.set_match_status(page, original, status, by=by)
     click.echo(f"{m.page} -> {m.chapter}: {m.status}")
 
 
 @main.command()
 @click.option("--failures", type=click.IntRange(0), default=10, show_default=True, help="How many failures to list.")
-@_errors
+@domain_errors
 def stats(failures):
     """Counts by status, and the latest failed pages with their reasons.
 
@@ -304,7 +335,7 @@ def stats(failures):
     Example:
       fptrack stats
     """
-    ctx = _context()
+    ctx = open_context()
     c = ctx.store.counts()
     click.echo(f"works {c['works']}, chapters {c['chapters']}")
     click.echo("pages    " + ", ".join(f"{k} {v}" for k, v in c["pages"].items()))

@@ -78,6 +78,10 @@ class Settings:
             raise SettingsError("FPT_WINNOW_SAMPLE and FPT_PINYIN_SAMPLE must be at least 1")
         return s
 
+    def to_env(self) -> dict[str, str]:
+        """These settings as FPT_* variables, for a child process (Settings.load reads them back)."""
+        return {f"FPT_{f.name.upper()}": str(getattr(self, f.name)) for f in fields(self)}
+
     def engine_config(self) -> EngineConfig:
         try:
             return EngineConfig(min_containment=self.min_containment, min_page_share=self.min_page_share,

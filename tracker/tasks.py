@@ -182,11 +182,44 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     return summary
 
 
+#: Longest a daily re-crawl may take before it is stopped (its frontier is kept: the next run resumes it).
+RECRAWL_TIMEOUT_S = 6 * 3600
+
+
 def recrawl_sites(ctx: Context) -> int:
-    """Re-crawl the watched sites and store what changed as queued pages; returns how many
-    pages were stored. The hook for the crawler: until one is configured it does nothing."""
-    log.info("no crawler configured: skipping the re-crawl")
-    return 0
+    """Re-crawl the sites configured for it (`fptrack sites add`) and store what changed as
+    queued pages; returns how many pages were stored.
+
+    The crawl runs in a child process (`python -m crawler`): Scrapy's reactor starts only
+    once per process, and a worker runs this every day. The pages are only stored here;
+    the daily run then sends every queued page to the workers."""
+    import json
+    import subprocess
+    import sys
+
+    names = [s.name for s in ctx.store.sites() if s.recrawl]
+    if not names:
+        log.info("no sites configured for re-crawling (fptrack sites add): skipping the re-crawl")
+        return 0
+    cmd = [sys.executable, "-m", "crawler", "--all-sites", "--no-process", "--quiet", "--format", "jsonl"]
+    env = {**os.environ, **ctx.settings.to_env()}
+    try:
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=RECRAWL_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        log.error("the re-crawl of %s took more than %d s and was stopped; the next run resumes it",
+                  ", ".join(names), RECRAWL_TIMEOUT_S)
+        return 0
+    if done.returncode != 0:
+        log.error("the re-crawl of %s failed (exit %d): %s", ", ".join(names), done.returncode,
+                  done.stderr.strip()[-2000:])
+    stored = 0
+    for line in done.stdout.splitlines():
+        try:
+            stored += int(json.loads(line).get("stored", 0))
+        except (ValueError, AttributeError):
+            continue
+    log.info("re-crawled %s: %d new or changed pages stored", ", ".join(names), stored)
+    return stored
 
 
 def fingerprint_chapter(ctx: Context, key: str) -> dict[str, Any]:

@@ -112,3 +112,13 @@ def test_any_text_gives_text_without_crashing(text):
 def test_tag_soup_never_crashes_and_never_leaks_tags(parts):
     out, _ = html_to_text("<html><body>" + "".join(parts) + "</body></html>")
     assert "<div>" not in out and "<br>" not in out
+
+
+def test_text_after_a_comment_is_kept():
+    text, _ = html_to_text("<html><body><div>第一行正文内容<!-- 广告位 -->第二行正文内容</div></body></html>")
+    assert "第一行正文内容" in text and "第二行正文内容" in text and "广告位" not in text
+
+
+def test_control_characters_do_not_break_extraction():
+    text, _ = html_to_text("<html><body><div id='content'>山城\x08的雨\x00下了一夜</div></body></html>")
+    assert text == "山城的雨下了一夜"

@@ -1,6 +1,5 @@
 import random
 import re
-from pathlib import Path
 
 import opencc
 import pytest

@@ -1,7 +1,5 @@
 """The tracker on a real Redis index: same matches as the embedded index, and
 the same again after the Redis keys are lost and `reindex` rebuilds them."""
-import uuid
-
 import pytest
 
 from tracker.context import Context
@@ -9,7 +7,7 @@ from tracker.pipeline import ingest, process_page, process_queued, reindex
 from tracker.registry import register_work
 from tracker.settings import Settings
 
-from ..conftest import ROOT, need
+from ..conftest import ROOT, redis_settings_for
 
 SAMPLES = ROOT / "samples"
 REDIS = "redis://127.0.0.1:6379/15"
@@ -17,23 +15,9 @@ REDIS = "redis://127.0.0.1:6379/15"
 
 @pytest.fixture
 def redis_settings(tmp_path, monkeypatch):
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=1).ping()
-        up = True
-    except redis.RedisError:
-        up = False
-    need(up, f"no Redis at {REDIS}; start redis-server on 127.0.0.1:6379")
-    prefix = f"fpt-test-{uuid.uuid4().hex[:8]}:"
-    for var in ("FPT_MONGO_URL", "FPT_BROKER_URL", "FPT_CONFIG"):
-        monkeypatch.delenv(var, raising=False)
-    env = {"FPT_HOME": str(tmp_path / "home"), "FPT_REDIS_URL": REDIS, "FPT_REDIS_PREFIX": prefix}
-    yield Settings.load(env)
-    client = redis.Redis.from_url(REDIS)
-    keys = list(client.scan_iter(match=prefix + "*", count=1000))
-    if keys:
-        client.delete(*keys)
+    settings, cleanup = redis_settings_for(REDIS, tmp_path / "home", monkeypatch)
+    yield settings
+    cleanup()
 
 
 def matches(ctx):

@@ -16,9 +16,28 @@ def run(*args, env):
 
 
 def test_every_command_has_help_with_an_example():
-    for name in main.commands:
+    import click
+
+    names = main.list_commands(None)
+    assert {"crawl", "sites", "web", "user"} <= set(names)  # the commands of the other packages are there
+    for name in names:
         r = CliRunner().invoke(main, [name, "--help"])
         assert r.exit_code == 0 and "Example" in r.output, name
+        command = main.get_command(None, name)
+        if isinstance(command, click.Group):  # and every subcommand too
+            for sub in command.list_commands(None):
+                r = CliRunner().invoke(main, [name, sub, "--help"])
+                assert r.exit_code == 0 and "Example" in r.output, f"{name} {sub}"
+
+
+def test_the_tracker_core_loads_neither_scrapy_nor_flask():
+    import subprocess
+    import sys
+
+    code = ("import sys, tracker.cli, tracker.pipeline, tracker.tasks, tracker.context; "
+            "print(sorted(m for m in ('scrapy', 'flask', 'twisted') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_register_ingest_and_read_the_reports(settings):

@@ -253,10 +253,13 @@ def test_daily_processes_queued_and_retries_failed_with_attempts_left(app, ctx, 
     assert run(app, "daily").get()["retried"] == 0
 
 
-def test_recrawl_hook_is_a_no_op_for_now(ctx, caplog):
+def test_recrawl_without_configured_sites_starts_no_crawl(ctx, caplog, monkeypatch):
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", lambda *a, **kw: pytest.fail("no crawl should start"))
     with caplog.at_level("INFO", logger="tracker.tasks"):
         assert tasks.recrawl_sites(ctx) == 0
-    assert "no crawler configured" in caplog.text
+    assert "no sites configured for re-crawling" in caplog.text
 
 
 def test_register_chapter_fingerprints_a_stored_chapter(app, ctx):

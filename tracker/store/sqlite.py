@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -58,7 +58,6 @@ from .values import (
     clean_spans,
     parse_sort,
     to_text,
-    utc,
 )
 
 SCHEMA_VERSION = 1

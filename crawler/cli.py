@@ -1,0 +1,293 @@
+"""`fptrack crawl` and `fptrack sites`: find reposted chapters on the web."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from fingerprint.cli.common import quiet_option, write_records
+from tracker.cli import click_errors, domain_errors, open_context
+from tracker.store import NotFound, Site
+
+from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for_urls
+
+SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetched", "stored", "skipped", "failed",
+                "matches"]
+SUMMARY_COLUMNS = ["site", "fetched", "chapters", "stored", "unchanged", "skipped", "failed", "matched"]
+
+rules_errors = click_errors(RulesError)  # rule mistakes become one line naming the key and the fix
+
+
+def stored_rules(site: Site) -> SiteRules:
+    return make_rules({**site.rules, "name": site.name, "start_urls": site.start_urls, "recrawl": site.recrawl},
+                      where=f"the stored rules of site {site.name!r}")
+
+
+def save_site(store, rules: SiteRules) -> Site:
+    """Keep a site's rules in the store (start URLs and the recrawl flag in their own fields)."""
+    data = rules.to_dict()
+    start = data.pop("start_urls", [])
+    data.pop("name", None)
+    recrawl = data.pop("recrawl", True)
+    return store.upsert_site(Site(name=rules.name, start_urls=start, rules=data, recrawl=recrawl))
+
+
+@click.command()
+@click.argument("urls", nargs=-1)
+@click.option("--rules", "rules_file", type=click.Path(exists=True, dir_okay=False),
+              help="A TOML or JSON file of site rules (see `fptrack sites add --help`).")
+@click.option("--site", "site_names", multiple=True, help="Crawl a site configured with `fptrack sites add` (repeatable).")
+@click.option("--all-sites", is_flag=True, help="Crawl every configured site marked for re-crawling (the daily run).")
+@click.option("--max-pages", type=click.IntRange(1), help="Stop after fetching this many pages (resumable).")
+@click.option("--depth", type=click.IntRange(0), help="Follow links this many steps from a start URL [6].")
+@click.option("--timeout", type=click.FloatRange(0.1), help="Seconds to wait for one page [30].")
+@click.option("--retries", type=click.IntRange(0), help="Retries of a page that timed out or got a 5xx [2].")
+@click.option("--delay", type=click.FloatRange(0), help="Seconds between requests to one site [0.25, adapted].")
+@click.option("--concurrency", type=click.IntRange(1), help="Requests at once to one site [4].")
+@click.option("--max-bytes", type=click.IntRange(1024), help="Largest page accepted, in bytes [4 MiB].")
+@click.option("--job", default="", help="Name of the crawl job, to resume it (default: from the site names).")
+@click.option("--fresh", is_flag=True, help="Forget a paused crawl of the same job and start over.")
+@click.option("--no-process", is_flag=True, help="Only store the pages as queued (`fptrack process` matches them).")
+@click.option("-v", "--verbose", count=True, help="Scrapy's log: -v for INFO, -vv for DEBUG.")
+@click.option("--format", "fmt", type=click.Choice(["table", "jsonl"]), default="table", show_default=True)
+@quiet_option
+@rules_errors
+def crawl(urls, rules_file, site_names, all_sites, max_pages, depth, timeout, retries, delay, concurrency,
+          max_bytes, job, fresh, no_process, verbose, fmt, quiet):
+    """Crawl sites for reposted chapters and match every chapter page found.
+
+    Follows links within each site, recognises chapter pages, extracts their
+    main text (site chrome and ads removed), joins chapters split over pages,
+    and stores each page; without FPT_BROKER_URL the pages are matched before
+    the command ends, so `fptrack matches` shows the results. Obeys robots.txt.
+    Ctrl-C (once) pauses: run the same command again to resume.
+
+    \b
+    Example:
+      fptrack crawl https://www.biquge.test/book/1/ --max-pages 500
+      fptrack crawl --rules sites.toml --depth 3
+      fptrack crawl --site biquge
+    """
+    from .run import CrawlLimits, run_crawl
+
+    ctx = open_context()
+    store = ctx.store
+    known = [stored_rules(s) for s in store.sites()]
+    from_file = load_rules_file(rules_file) if rules_file else []
+    for name in site_names:
+        try:
+            known_site = stored_rules(store.get_site(name))
+        except NotFound:
+            raise click.ClickException(f"no site {name!r}; add it with `fptrack sites add {name} URL` "
+                                       "or see `fptrack sites list`") from None
+        from_file.append(known_site)
+    if all_sites:
+        from_file.extend(s for s in known if s.recrawl)
+        if not from_file and not urls:
+            click.echo("no sites are configured for re-crawling (fptrack sites add NAME URL)", err=True)
+            return
+    if urls:
+        sites = rules_for_urls(urls, [*from_file, *known])
+    else:
+        sites = list({s.name: s for s in from_file}.values())
+    if not sites:
+        raise click.UsageError("give URLs to crawl, --rules FILE, --site NAME or --all-sites")
+    for s in sites:
+        if not s.start_urls:
+            raise click.ClickException(f"site {s.name!r} has no start URLs; add start_urls to its rules")
+    limits = CrawlLimits(max_pages=max_pages, depth=depth, timeout=timeout, retries=retries, delay=delay,
+                         concurrency=concurrency, max_bytes=max_bytes)
+    log_level = {0: "NONE" if quiet else "WARNING", 1: "INFO"}.get(verbose, "DEBUG")
+    ctx.close()
+    bar = None
+    if not quiet and verbose == 0 and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(desc="crawling", unit="page", file=sys.stderr, leave=False)
+    try:
+        result = run_crawl(ctx.settings, sites, limits, job=job, fresh=fresh, process=not no_process,
+                           log_level=log_level, on_response=(lambda _url: bar.update()) if bar else None)
+    finally:
+        if bar is not None:
+            bar.close()
+    _report(result, fmt, quiet)
+
+
+def _report(result, fmt: str, quiet: bool) -> None:
+    rows = []
+    for name, entry in sorted(result.sites.items()):
+        c = entry["counts"]
+        rows.append({"site": name, **{k: c.get(k, 0) for k in SUMMARY_COLUMNS[1:]},
+                     "skipped_reasons": entry.get("skipped", {}), "failed_reasons": entry.get("failed", {})})
+    if fmt == "jsonl":
+        for r in rows:
+            click.echo(json.dumps({**r, "job": result.job, "outcome": result.outcome}, ensure_ascii=False))
+        return
+    write_records(rows, "table", SUMMARY_COLUMNS)
+    for r in rows:
+        for kind in ("skipped", "failed"):
+            for reason, n in sorted(r[f"{kind}_reasons"].items(), key=lambda kv: -kv[1]):
+                click.echo(f"  {r['site']}: {n} {kind}: {reason}")
+    if result.resumable:
+        click.echo(f"paused ({result.outcome}); run the same command again to resume job {result.job!r}, "
+                   "or add --fresh to start over", err=True)
+    elif not quiet:
+        click.echo("see the matches: fptrack matches" + (f" --site {rows[0]['site']}" if len(rows) == 1 else ""),
+                   err=True)
+
+
+@click.group()
+def sites():
+    """Configure the sites to crawl, and see their crawl statistics.
+
+    \b
+    Example:
+      fptrack sites add biquge https://www.biquge.test/book/1/ --content '#content'
+      fptrack sites list
+    """
+
+
+@sites.command("add")
+@click.argument("name")
+@click.argument("urls", nargs=-1)
+@click.option("--rules", "rules_file", type=click.Path(exists=True, dir_okay=False),
+              help="Take the rules of NAME (or of its only site) from this TOML or JSON file.")
+@click.option("--content", default=None, help="CSS (or XPath starting with /) of the chapter text.")
+@click.option("--title", default=None, help="CSS or XPath of the chapter title.")
+@click.option("--next-page", default=None, help="CSS or XPath of the link to the next part of a chapter.")
+@click.option("--chapter-links", default=None, help="CSS or XPath of the chapter links on a catalogue page.")
+@click.option("--follow", multiple=True, help="Regex: follow only links matching one of these (repeatable).")
+@click.option("--deny", multiple=True, help="Regex: never follow links matching one of these (repeatable).")
+@click.option("--encoding", default=None, help="Force this encoding (gbk, big5, utf-8, ...).")
+@click.option("--delay", type=click.FloatRange(0), default=None, help="Seconds between requests to the site.")
+@click.option("--concurrency", type=click.IntRange(1), default=None, help="Requests at once to the site.")
+@click.option("--depth", type=click.IntRange(0), default=None, help="Link depth for this site.")
+@click.option("--recrawl/--no-recrawl", default=None, help="Crawl it in the daily run [yes].")
+@rules_errors
+def sites_add(name, urls, rules_file, **options):
+    """Add a site to watch, or change its rules (given options replace the stored ones).
+
+    Rules files hold [[site]] tables with the keys: name, start_urls,
+    allowed_domains, follow, deny, chapter_urls, title, content, next_page,
+    chapter_links, encoding, delay, concurrency, obey_robots, max_pages,
+    depth, recrawl.
+
+    \b
+    Example:
+      fptrack sites add biquge https://www.biquge.test/book/1/ --content '#content' --delay 1
+      fptrack sites add biquge --rules sites.toml
+    """
+    store = open_context().store
+    values: dict = {}
+    try:
+        values.update(store.get_site(name).rules)
+        values["start_urls"] = store.get_site(name).start_urls
+    except NotFound:
+        pass
+    if rules_file:
+        found = load_rules_file(rules_file)
+        chosen = [s for s in found if s.name == name] or (found if len(found) == 1 else [])
+        if not chosen:
+            raise click.ClickException(f"{rules_file} has no site named {name!r} "
+                                       f"(it has: {', '.join(s.name for s in found)})")
+        values.update(chosen[0].to_dict())
+    if urls:
+        values["start_urls"] = list(urls)
+    for key, value in options.items():
+        if value is not None and value != ():
+            values[key] = list(value) if isinstance(value, tuple) else value
+    values["name"] = name
+    rules = make_rules(values, where=f"site {name!r}")
+    if not rules.start_urls:
+        raise click.UsageError(f"site {name!r} needs at least one start URL: fptrack sites add {name} URL")
+    site = save_site(store, rules)
+    click.echo(f"site {site.name}: {len(site.start_urls)} start URLs, rules: "
+               + (", ".join(f"{k}={v}" for k, v in site.rules.items()) or "none (automatic)"))
+
+
+@sites.command("import")
+@click.argument("rules_file", type=click.Path(exists=True, dir_okay=False))
+@rules_errors
+def sites_import(rules_file):
+    """Add (or update) every site of a TOML or JSON rules file.
+
+    \b
+    Example:
+      fptrack sites import sites.toml
+    """
+    store = open_context().store
+    for rules in load_rules_file(rules_file):
+        if not rules.start_urls:
+            raise click.ClickException(f"{rules_file}: site {rules.name!r} has no start_urls")
+        save_site(store, rules)
+        click.echo(f"site {rules.name}: {len(rules.start_urls)} start URLs")
+
+
+@sites.command("list")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@domain_errors
+def sites_list(fmt):
+    """The configured sites with their last crawl and match counts.
+
+    \b
+    Example:
+      fptrack sites list --format jsonl
+    """
+    store = open_context().store
+    rows = []
+    for s in store.sites():
+        last = store.crawl_runs(site=s.name, limit=1)
+        run = last[0] if last else None
+        rows.append({
+            "site": s.name, "start_urls": " ".join(s.start_urls), "recrawl": "yes" if s.recrawl else "no",
+            "last_crawl": run.finished_at.strftime("%Y-%m-%d %H:%M") if run else "never",
+            "outcome": run.outcome if run else "", "fetched": run.counts.get("fetched", 0) if run else 0,
+            "stored": run.counts.get("stored", 0) if run else 0,
+            "skipped": sum(run.skipped.values()) if run else 0, "failed": sum(run.failed.values()) if run else 0,
+            "matches": store.count_matches(site=s.name),
+        })
+    if not rows and fmt == "table":
+        click.echo("no sites yet: fptrack sites add NAME URL", err=True)
+        return
+    write_records(rows, fmt, SITE_COLUMNS)
+
+
+@sites.command("show")
+@click.argument("name")
+@click.option("--runs", type=click.IntRange(1), default=5, show_default=True, help="How many recent crawls to show.")
+@domain_errors
+def sites_show(name, runs):
+    """A site's rules and its recent crawls with skipped and failed reasons.
+
+    \b
+    Example:
+      fptrack sites show biquge
+    """
+    store = open_context().store
+    s = store.get_site(name)
+    click.echo(f"site {s.name} (re-crawled daily: {'yes' if s.recrawl else 'no'})")
+    for url in s.start_urls:
+        click.echo(f"  start: {url}")
+    for k, v in s.rules.items():
+        click.echo(f"  {k}: {v}")
+    for run in store.crawl_runs(site=name, limit=runs):
+        counts = ", ".join(f"{k} {v}" for k, v in run.counts.items())
+        click.echo(f"crawl {run.started_at:%Y-%m-%d %H:%M} - {run.finished_at:%H:%M} ({run.outcome}): {counts}")
+        for kind, reasons in (("skipped", run.skipped), ("failed", run.failed)):
+            for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+                click.echo(f"    {n} {kind}: {reason}")
+
+
+@sites.command("remove")
+@click.argument("name")
+@domain_errors
+def sites_remove(name):
+    """Stop watching a site (its pages, matches and crawl history stay).
+
+    \b
+    Example:
+      fptrack sites remove biquge
+    """
+    open_context().store.delete_site(name)
+    click.echo(f"removed site {name}")

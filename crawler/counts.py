@@ -1,0 +1,40 @@
+"""Per-site crawl counts, kept in Scrapy's stats collector under "site/<name>/...".
+
+The spider, the pipelines and the errbacks count into the same collector, so
+one crawl of several sites still reports each site on its own; `by_site` turns
+the collector's flat keys into what the store keeps (tracker.store.CrawlRun).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+PREFIX = "site/"
+#: The counters a crawl run reports, in display order.
+COUNTERS = ("fetched", "chapters", "catalogues", "stored", "unchanged", "skipped", "failed", "matched",
+            "processed")
+
+
+def count(stats: Any, site: str, what: str, reason: str = "", n: int = 1) -> None:
+    """Add `n` to a site's counter; skipped and failed pages also count under their reason."""
+    # "/" separates the parts of a key; a reason or site name holding one must not split it.
+    site = site.replace("/", "∕")
+    stats.inc_value(f"{PREFIX}{site}/{what}", n)
+    if reason:
+        stats.inc_value(f"{PREFIX}{site}/{what}:{reason.replace('/', '∕')}", n)
+
+
+def by_site(values: Mapping[str, Any]) -> dict[str, dict[str, dict[str, int]]]:
+    """{site: {"counts": {...}, "skipped": {reason: n}, "failed": {reason: n}}} from the collector's values."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for key, value in values.items():
+        if not key.startswith(PREFIX) or not isinstance(value, int):
+            continue
+        site, _, what = key[len(PREFIX):].partition("/")
+        entry = out.setdefault(site.replace("∕", "/"), {"counts": {}, "skipped": {}, "failed": {}})
+        what, _, reason = what.partition(":")
+        if reason:
+            entry.setdefault(what, {})[reason.replace("∕", "/")] = value
+        else:
+            entry["counts"][what] = value
+    return out

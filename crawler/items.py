@@ -1,0 +1,21 @@
+"""The shape a crawled page takes on its way from the spider to the store."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from tracker.store import now
+
+
+@dataclass
+class PageItem:
+    url: str  # the page's URL (the first part's, for a chapter joined from several pages)
+    site: str  # the site's name (its rules' name, or its host)
+    text: str  # the main text, parts joined in order
+    title: str = ""
+    parts: list[str] = field(default_factory=list)  # URLs of every part, in order
+    encoding: str = ""
+    extractor: str = ""
+    referer: str = ""
+    depth: int = 0
+    fetched_at: datetime = field(default_factory=now)

@@ -1,0 +1,1 @@
+"""Item pipelines, one class per file, run in the order ITEM_PIPELINES numbers them."""

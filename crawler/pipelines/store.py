@@ -1,0 +1,101 @@
+"""Store each page through the tracker and queue it for matching.
+
+New and changed pages are stored as queued; a page whose text is the same as
+the stored one (same content hash) is left alone, so a re-crawl reprocesses
+only what changed. With a broker (FPT_BROKER_URL) the queued pages go to the
+Celery workers in batches while the crawl goes on; without one they are
+matched here when the crawl ends, so `fptrack matches` shows them at once.
+"""
+from __future__ import annotations
+
+import logging
+
+from scrapy.exceptions import DropItem
+
+from tracker import pipeline as tracking_pipeline
+from tracker.context import Context
+from tracker.store import Page, StoreError
+
+from ..counts import count
+from ..tracking import PROCESS_PAGES, tracker_settings
+
+log = logging.getLogger(__name__)
+BATCH = 50
+
+
+class StorePipeline:
+    def __init__(self, settings, stats, process: bool = True):
+        self.settings = settings
+        self.stats = stats
+        self.process = process
+        self.ctx: Context | None = None
+        self.app = None
+        self.queued: list[tuple[str, str]] = []  # (page key, site) not yet sent or processed
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(tracker_settings(crawler.settings), crawler.stats, crawler.settings.getbool(PROCESS_PAGES, True))
+
+    def open_spider(self, spider=None):
+        self.ctx = Context(self.settings)
+        self.ctx.store  # open it now: a wrong FPT_MONGO_URL fails the crawl at once, not per page
+        if self.process and self.settings.broker_url:
+            from tracker.celery_app import create_celery
+
+            self.app = create_celery(self.settings)
+
+    def process_item(self, item, spider=None):
+        meta = {"title": item.title, "parts": len(item.parts), "encoding": item.encoding,
+                "extractor": item.extractor, "depth": item.depth}
+        if len(item.parts) > 1:
+            meta["part_urls"] = "\n".join(item.parts)
+        page = Page(key=item.url, text=item.text, url=item.url, site=item.site, fetched_at=item.fetched_at, meta=meta)
+        try:
+            stored, changed = self.ctx.store.upsert_page(page)
+        except StoreError as e:
+            count(self.stats, item.site, "failed", "the store refused the page")
+            log.error("cannot store %s: %s", item.url, e)
+            raise DropItem(f"cannot store the page: {e}") from e
+        if changed or stored.status == "queued":
+            count(self.stats, item.site, "stored")
+            self.queued.append((stored.key, item.site))
+            if self.app is not None and len(self.queued) >= BATCH:
+                self._send()
+        else:
+            count(self.stats, item.site, "unchanged")
+        return item
+
+    def close_spider(self, spider=None):
+        try:
+            if self.queued and self.process:
+                self._send() if self.app is not None else self._process_here()
+        finally:
+            self.ctx.close()
+
+    def _send(self) -> None:
+        from tracker.queue import BrokerUnavailable, dispatch_pages
+
+        try:
+            dispatch_pages(self.ctx, [k for k, _ in self.queued], app=self.app)
+        except BrokerUnavailable as e:
+            # The pages are stored as queued: the daily run (or `fptrack process`) sends them later.
+            log.error("%s", e)
+            for _, site in self.queued:
+                count(self.stats, site, "left queued", "the broker could not be reached")
+            self.queued.clear()
+            return
+        for _, site in self.queued:
+            count(self.stats, site, "sent to the workers")
+        self.queued.clear()
+
+    def _process_here(self) -> None:
+        """Match the stored pages now (embedded mode): results are there when the crawl ends."""
+        log.info("matching %d stored pages against the registered originals", len(self.queued))
+        for key, site in self.queued:
+            r = tracking_pipeline.process_page(self.ctx, key)
+            count(self.stats, site, "processed")
+            if r.status == "failed":
+                count(self.stats, site, "failed", r.reason)
+            elif r.matches:
+                count(self.stats, site, "matched")
+        self.queued.clear()

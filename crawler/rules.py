@@ -1,0 +1,239 @@
+"""Site rules: what the crawler should know about one site to do better than guessing.
+
+A site with no rules is still crawled: links within its domain are followed,
+chapter pages are recognised by their text, and the main text is found
+automatically. Rules add start URLs, link patterns, selectors for the title,
+content and next-part link, a forced encoding and politeness settings.
+
+A rules file is TOML or JSON: one `[[site]]` table per site (or a single table).
+
+    [[site]]
+    name = "biquge"
+    start_urls = ["https://www.biquge.test/book/1/"]
+    follow = ['/book/\\d+/']        # only links matching one of these (regex) are followed
+    deny = ['/search', 'sort=']     # links matching one of these are never followed
+    content = "#content"            # CSS, or XPath when it starts with "/" or "("
+    title = "h1"
+    next_page = "//a[contains(., '下一页')]"
+    encoding = "gbk"
+    delay = 1.0                     # seconds between requests to this site
+    concurrency = 2                 # requests at once to this site
+"""
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .extract import Selectors
+
+
+class RulesError(ValueError):
+    """A rules file or rule value that cannot be used; the message names it and the fix."""
+
+
+@dataclass(frozen=True)
+class SiteRules:
+    name: str = ""  # the site's name in reports; default: the host of its first start URL
+    start_urls: tuple[str, ...] = ()
+    allowed_domains: tuple[str, ...] = ()  # default: the hosts of the start URLs (and their subdomains)
+    follow: tuple[str, ...] = ()  # regexes: when given, only matching links are followed
+    deny: tuple[str, ...] = ()  # regexes: matching links are never followed
+    chapter_urls: tuple[str, ...] = ()  # regexes: pages that are chapters even when their text is short
+    title: str = ""  # selectors (see crawler.extract.Selectors)
+    content: str = ""
+    next_page: str = ""
+    chapter_links: str = ""
+    encoding: str = ""  # force this encoding instead of the declared/detected one
+    delay: float | None = None  # seconds between two requests to the site
+    concurrency: int | None = None  # requests at once to the site
+    obey_robots: bool = True
+    max_pages: int | None = None
+    depth: int | None = None
+    recrawl: bool = True  # crawled again by the daily run
+    _follow: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
+    _deny: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
+    _chapters: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def selectors(self) -> Selectors:
+        return Selectors(title=self.title, content=self.content, next_page=self.next_page,
+                         chapter_links=self.chapter_links)
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        if self.allowed_domains:
+            return self.allowed_domains
+        return tuple(dict.fromkeys(host_of(u) for u in self.start_urls))
+
+    def allows(self, url: str) -> bool:
+        """Whether a link may be followed: in the site's domains, not denied, and matching `follow` if given."""
+        host = host_of(url)
+        if not any(host == d or host.endswith("." + d) for d in self.domains):
+            return False
+        if any(p.search(url) for p in self._deny):
+            return False
+        return not self._follow or any(p.search(url) for p in self._follow)
+
+    def is_chapter_url(self, url: str) -> bool:
+        return any(p.search(url) for p in self._chapters)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rules as plain values (for the store and for Scrapy's spider arguments)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
+                if not k.startswith("_") and v not in ((), "", None)}
+
+
+def host_of(url: str) -> str:
+    """The host of a URL, lower case, without "www." and the port."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def site_name(url: str) -> str:
+    """The default name of the site a URL belongs to: its host, with the port when it is not the default."""
+    parts = urlsplit(url)
+    host = host_of(url)
+    return f"{host}:{parts.port}" if parts.port and parts.port not in (80, 443) else host
+
+
+_FIELDS = {f.name: f for f in fields(SiteRules) if not f.name.startswith("_")}
+_LISTS = {"start_urls", "allowed_domains", "follow", "deny", "chapter_urls"}
+
+
+def make_rules(values: Mapping[str, Any], *, where: str = "the rules") -> SiteRules:
+    """Checked SiteRules from plain values: unknown keys, bad regexes, selectors and URLs are errors."""
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in _FIELDS:
+            raise RulesError(f"{where}: unknown key {key!r}; known keys: {', '.join(sorted(_FIELDS))}")
+        out[key] = _value(key, value, where)
+    for url in out.get("start_urls", ()):
+        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+            raise RulesError(f"{where}: start URL {url!r} is not an http(s) URL; write it in full, "
+                             "e.g. https://www.example.com/book/1/")
+    if "allowed_domains" in out:
+        out["allowed_domains"] = tuple(d.lower().removeprefix("www.") for d in out["allowed_domains"])
+    rules = SiteRules(**out)
+    if not rules.name and rules.start_urls:
+        rules = _replace(rules, name=site_name(rules.start_urls[0]))
+    for key in ("title", "content", "next_page", "chapter_links"):
+        check_selector(getattr(rules, key), f"{where}: {key}")
+    if rules.encoding:
+        import codecs
+
+        try:
+            codecs.lookup(rules.encoding)
+        except LookupError:
+            raise RulesError(f"{where}: unknown encoding {rules.encoding!r}; use e.g. gbk, gb18030, big5, utf-8") from None
+    return _replace(rules, _follow=_patterns(rules.follow, where, "follow"), _deny=_patterns(rules.deny, where, "deny"),
+                    _chapters=_patterns(rules.chapter_urls, where, "chapter_urls"))
+
+
+def rules_for_urls(urls: Iterable[str], known: Iterable[SiteRules] = ()) -> list[SiteRules]:
+    """Rules for crawling `urls`: a known site's rules when a URL is in its domains (its start
+    URLs replaced by the given ones), otherwise default rules named after the URL's host."""
+    known = list(known)
+    by_name: dict[str, SiteRules] = {}
+    for url in urls:
+        site = next((r for r in known if r.domains and _in_domains(url, r.domains)), None)
+        if site is None:
+            site = make_rules({"start_urls": [url]}, where=f"the URL {url}")
+        prev = by_name.get(site.name)
+        start = (prev.start_urls if prev else ()) + (url,)
+        by_name[site.name] = _replace(prev or site, start_urls=tuple(dict.fromkeys(start)))
+    return list(by_name.values())
+
+
+def load_rules_file(path: str | Path) -> list[SiteRules]:
+    """Every site in a TOML or JSON rules file."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise RulesError(f"cannot read the rules file {p}: {e.strerror}") from e
+    try:
+        if p.suffix.lower() == ".json":
+            data = json.loads(raw.decode("utf-8"))
+        else:
+            data = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+        kind = "JSON" if p.suffix.lower() == ".json" else "TOML"
+        raise RulesError(f"the rules file {p} is not valid {kind}: {e}") from e
+    tables = data.get("site", data) if isinstance(data, dict) else data
+    if isinstance(tables, dict):
+        tables = [tables]
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise RulesError(f"the rules file {p} must hold [[site]] tables (TOML) or a list of objects (JSON)")
+    sites = [make_rules(t, where=f"{p}, site {i + 1}") for i, t in enumerate(tables)]
+    for s in sites:
+        if not s.name:
+            raise RulesError(f"{p}: a site has neither a name nor start_urls; give it at least one of them")
+    return sites
+
+
+def check_selector(selector: str, where: str) -> None:
+    """Raise RulesError when a CSS or XPath selector does not compile."""
+    if not selector:
+        return
+    from lxml import etree
+    from lxml.cssselect import CSSSelector
+
+    try:
+        if selector.startswith(("/", "(")):
+            etree.XPath(selector)
+        else:
+            CSSSelector(selector)
+    except Exception as e:  # cssselect and lxml raise several unrelated error types
+        raise RulesError(f"{where}: the selector {selector!r} is not valid ({e}); "
+                         "CSS like '#content', or XPath starting with '/'") from None
+
+
+def _value(key: str, value: Any, where: str) -> Any:
+    kind = _FIELDS[key].type
+    if key in _LISTS:
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
+            raise RulesError(f"{where}: {key} must be a list of strings")
+        return tuple(items)
+    if key in ("delay",):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+            raise RulesError(f"{where}: {key} must be a number of seconds, 0 or more")
+        return float(value)
+    if key in ("concurrency", "max_pages", "depth"):
+        if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "depth" else 1):
+            raise RulesError(f"{where}: {key} must be a whole number, {0 if key == 'depth' else 1} or more")
+        return value
+    if key in ("obey_robots", "recrawl"):
+        if not isinstance(value, bool):
+            raise RulesError(f"{where}: {key} must be true or false")
+        return value
+    if not isinstance(value, str):
+        raise RulesError(f"{where}: {key} must be a string ({kind})")
+    return value.strip()
+
+
+def _patterns(patterns: Iterable[str], where: str, key: str) -> tuple[re.Pattern, ...]:
+    out = []
+    for p in patterns:
+        try:
+            out.append(re.compile(p))
+        except re.error as e:
+            raise RulesError(f"{where}: {key} pattern {p!r} is not a valid regular expression ({e})") from None
+    return tuple(out)
+
+
+def _in_domains(url: str, domains: Iterable[str]) -> bool:
+    host = host_of(url)
+    return any(host == d or host.endswith("." + d) for d in domains)
+
+
+def _replace(rules: SiteRules, **changes: Any) -> SiteRules:
+    from dataclasses import replace
+
+    return replace(rules, **changes)

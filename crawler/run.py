@@ -1,0 +1,130 @@
+"""Run a crawl from Python: `fptrack crawl`, the daily re-crawl and the tests call this.
+
+Scrapy's reactor runs once per process, so a program that crawls more than
+once (the Celery worker's daily run) starts `python -m crawler` instead.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracker.settings import Settings
+
+from .counts import by_site
+from .frontier import SHARED_IDLE_WAIT, clear_frontier, frontier_settings, job_name
+from .rules import SiteRules
+from .tracking import JOB, PROCESS_PAGES, TRACKER_SETTINGS
+
+#: Outcomes after which the job's frontier is kept, so that the next crawl resumes it.
+RESUMABLE = ("shutdown", "closespider_pagecount", "closespider_timeout", "closespider_itemcount")
+
+
+@dataclass
+class CrawlLimits:
+    max_pages: int | None = None  # responses fetched in this run (the rest is resumable)
+    depth: int | None = None  # links followed from a start URL
+    timeout: float | None = None  # seconds per request
+    retries: int | None = None
+    max_bytes: int | None = None  # largest response accepted
+    delay: float | None = None  # seconds between requests to one site (AutoThrottle adapts from there)
+    concurrency: int | None = None  # requests at once to one site
+
+
+@dataclass
+class CrawlResult:
+    job: str
+    outcome: str  # Scrapy's finish reason
+    sites: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # counters.by_site
+    resumable: bool = False
+
+
+def crawl_settings(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits, job: str, *,
+                   process: bool = True, log_level: str = "WARNING") -> dict[str, Any]:
+    """Scrapy settings for one crawl, on top of crawler.settings."""
+    out: dict[str, Any] = {
+        TRACKER_SETTINGS: settings, PROCESS_PAGES: process, JOB: job, "LOG_LEVEL": log_level,
+        **frontier_settings(settings, job),
+    }
+    if settings.redis_url:
+        # Shared frontier: a crawler holds only the requests it is fetching, and leaves the rest
+        # in Redis for the others (Scrapy would otherwise pull CONCURRENT_REQUESTS of them at once).
+        per_site = limits.concurrency or _default("CONCURRENT_REQUESTS_PER_DOMAIN")
+        out["CONCURRENT_REQUESTS"] = max(1, per_site * max(1, len(sites)))
+    if limits.max_pages:
+        out["CLOSESPIDER_PAGECOUNT"] = limits.max_pages
+    for key, value in (("DEPTH_LIMIT", limits.depth), ("DOWNLOAD_TIMEOUT", limits.timeout),
+                       ("RETRY_TIMES", limits.retries), ("DOWNLOAD_MAXSIZE", limits.max_bytes),
+                       ("DOWNLOAD_DELAY", limits.delay), ("CONCURRENT_REQUESTS_PER_DOMAIN", limits.concurrency)):
+        if value is not None:
+            out[key] = value
+    if limits.delay is not None:
+        out["AUTOTHROTTLE_START_DELAY"] = max(limits.delay, 0.01)
+    if limits.max_bytes is not None:
+        out["DOWNLOAD_WARNSIZE"] = min(limits.max_bytes, 1024 * 1024)
+    slots: dict[str, dict[str, Any]] = {}
+    for site in sites:  # politeness from each site's rules, per host
+        slot = {k: v for k, v in (("delay", site.delay), ("concurrency", site.concurrency)) if v is not None}
+        if slot:
+            for domain in site.domains:
+                slots[domain] = slots[f"www.{domain}"] = slot
+    if slots:
+        out["DOWNLOAD_SLOTS"] = slots
+    return out
+
+
+def run_crawl(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits | None = None, *,
+              job: str = "", fresh: bool = False, process: bool = True, log_level: str = "WARNING",
+              on_response=None) -> CrawlResult:
+    """Crawl `sites` (blocking) and store their pages through the tracker; returns what happened.
+
+    `on_response(url)` is called for every response (progress display)."""
+    from scrapy import signals
+    from scrapy.crawler import CrawlerProcess
+    from .spiders.novel import NovelSpider
+
+    limits = limits or CrawlLimits()
+    job = job or job_name([s.name for s in sites])
+    if fresh:
+        clear_frontier(settings, job)
+    base = _default_settings()
+    base.setdict(crawl_settings(settings, sites, limits, job, process=process, log_level=log_level),
+                 priority="cmdline")
+    base.set("LOG_INSTALL_ROOT_HANDLER", log_level != "NONE", priority="cmdline")
+    process_ = CrawlerProcess(base)
+    if log_level == "NONE":
+        logging.getLogger("scrapy").setLevel(logging.CRITICAL)
+    elif log_level in ("WARNING", "ERROR"):
+        # Pages given up on and pages too large are counted with their reasons in the summary.
+        for name in ("scrapy.downloadermiddlewares.retry", "scrapy.core.downloader.handlers.http11",
+                     "scrapy.core.scraper"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    crawler = process_.create_crawler(NovelSpider)
+    if on_response is not None:
+        crawler.signals.connect(lambda response, **_: on_response(response.url), signal=signals.response_received)
+    idle = SHARED_IDLE_WAIT if settings.redis_url else 0
+    process_.crawl(crawler, sites=[s.to_dict() for s in sites], idle_wait=idle)
+    process_.start()
+    outcome = crawler.stats.get_value("finish_reason") or "finished"
+    resumable = outcome in RESUMABLE
+    if not resumable:
+        clear_frontier(settings, job)
+    found = by_site(crawler.stats.get_stats())
+    for site in sites:  # a site that answered nothing is reported too
+        found.setdefault(site.name, {"counts": {}, "skipped": {}, "failed": {}})
+    return CrawlResult(job=job, outcome=outcome, sites=found, resumable=resumable)
+
+
+def _default(name: str) -> Any:
+    from . import settings as defaults
+
+    return getattr(defaults, name)
+
+
+def _default_settings():
+    from scrapy.settings import Settings as ScrapySettings
+
+    s = ScrapySettings()
+    s.setmodule("crawler.settings", priority="project")
+    return s

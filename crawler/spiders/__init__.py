@@ -1,0 +1,1 @@
+"""Spiders of the crawler (the spider file name is the spider name)."""
