@@ -1,0 +1,77 @@
+"""Every route of the app is exercised here: each GET answers an admin and a viewer, and
+each POST that changes something is refused to a viewer. A new route without a sample
+below fails the first test, so it cannot be added untested."""
+import pytest
+
+from tracker.settings import Settings
+from web import create_app
+
+from .conftest import csrf_token, login
+
+M1 = {"page_key": "https://biquge.example/1.html", "chapter": "山城旧事/第1章"}
+
+GET = {
+    "/": {}, "/login": {}, "/works/": {}, "/works/<work_id>": {"work_id": "山城旧事"}, "/sites/": {},
+    "/sites/view": {"name": "biquge"}, "/matches/": {}, "/matches/view": M1, "/takedown": {"work": "山城旧事"},
+    "/takedown.txt": {"site": "biquge"}, "/search": {"q": "biquge"}, "/check": {},
+    "/export/<name>.<fmt>": {"name": "matches", "fmt": "csv"},
+    "/api/export/<name>.<fmt>": {"name": "works", "fmt": "json"},
+    "/api/me": {}, "/api/dashboard": {}, "/api/works": {}, "/api/works/<work_id>": {"work_id": "山城旧事"},
+    "/api/sites": {}, "/api/sites/view": {"name": "biquge"}, "/api/matches": {}, "/api/matches/view": M1,
+    "/api/takedown": {"site": "biquge"}, "/api/search": {"q": "1.html"},
+}
+# POSTs that change data (admin only), with a body that would succeed for an admin
+CHANGES = {
+    "/matches/status": {"match": '["https://biquge.example/1.html", "山城旧事/第1章"]', "status": "confirmed"},
+    "/takedown/sent": {"work": "山城旧事"},
+    "/api/matches/status": {"page": M1["page_key"], "chapter": M1["chapter"], "status": "confirmed"},
+    "/api/takedown/sent": {"work": "山城旧事"},
+}
+READ_ONLY_POSTS = {"/login", "/logout", "/check", "/api/check"}
+
+
+def rules():
+    app = create_app({"SECRET_KEY": "k", "STORE": object(), "SETTINGS": Settings()})  # the store is never used
+    return [r for r in app.url_map.iter_rules() if r.endpoint != "static"]
+
+
+def fill_path(rule: str, sample: dict) -> tuple[str, dict]:
+    path, query = rule, dict(sample)
+    for key in list(query):
+        if f"<{key}>" in path:
+            path = path.replace(f"<{key}>", query.pop(key))
+    return path, query
+
+
+def test_every_route_has_a_sample():
+    for r in rules():
+        if "GET" in r.methods:
+            assert r.rule in GET, f"add a sample for GET {r.rule}"
+        if "POST" in r.methods:
+            assert r.rule in CHANGES or r.rule in READ_ONLY_POSTS, f"add a sample for POST {r.rule}"
+
+
+@pytest.mark.parametrize("who", ["admin", "viewer"])
+@pytest.mark.parametrize("rule", sorted(GET))
+def test_every_get_route_answers(request, who, rule):
+    client = request.getfixturevalue(who)
+    path, query = fill_path(rule, GET[rule])
+    r = client.get(path, query_string=query)
+    assert r.status_code == 200, (rule, r.status_code, r.get_data(as_text=True)[:300])
+    r.close()
+
+
+def change(client, rule: str):
+    token = csrf_token(client, "/")
+    if rule.startswith("/api/"):
+        return client.post(rule, json=CHANGES[rule], headers={"X-CSRFToken": token})
+    return client.post(rule, data={**CHANGES[rule], "csrf_token": token})
+
+
+@pytest.mark.parametrize("rule", sorted(CHANGES))
+def test_every_change_is_refused_to_viewers_and_allowed_to_admins(app, store, rule):
+    viewer, admin = app.test_client(), app.test_client()
+    assert login(viewer, "viewer").status_code == 302 and login(admin, "admin").status_code == 302
+    assert change(viewer, rule).status_code == 403
+    assert store.get_match(M1["page_key"], M1["chapter"]).history == []
+    assert change(admin, rule).status_code in (200, 302)

@@ -1,0 +1,86 @@
+"""Accounts: password hashes, and sign-in with a per-account lock after repeated failures."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from tracker.store import ROLES, NotFound, Store, User, now
+
+MIN_PASSWORD = 8
+MAX_FAILURES = 5
+LOCK_FOR = timedelta(minutes=15)
+WRONG = "wrong name or password"
+
+
+class AccountError(ValueError):
+    """A name, role or password that cannot be used; the message says why."""
+
+
+def hash_password(password: str) -> str:
+    if len(password) < MIN_PASSWORD:
+        raise AccountError(f"a password needs at least {MIN_PASSWORD} characters")
+    return generate_password_hash(password)
+
+
+def check_name(name: str) -> str:
+    if not name or any(c.isspace() or ord(c) < 32 for c in name) or len(name) > 64:
+        raise AccountError("a user name is 1 to 64 characters with no spaces")
+    return name
+
+
+def new_user(name: str, password: str, role: str = "viewer") -> User:
+    if role not in ROLES:
+        raise AccountError(f"unknown role {role!r}; use one of: {', '.join(ROLES)}")
+    return User(name=check_name(name), password_hash=hash_password(password), role=role)
+
+
+def session_token(user: User) -> str:
+    """Changes with the password, so changing a password ends the sessions made with the old one."""
+    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:20]
+
+
+@cache
+def _decoy_hash() -> str:
+    return generate_password_hash("no such user")
+
+
+@dataclass
+class SignIn:
+    user: User | None
+    message: str = ""
+    locked: bool = False
+
+
+def sign_in(store: Store, name: str, password: str, *, max_failures: int = MAX_FAILURES,
+            lock_for: timedelta = LOCK_FOR, at: datetime | None = None) -> SignIn:
+    """Check a name and password. Every `max_failures`-th failure in a row locks the account for
+    `lock_for`; while locked, even the right password is refused."""
+    at = at or now()
+    try:
+        user = store.get_user(name)
+    except NotFound:
+        check_password_hash(_decoy_hash(), password)  # the same time as a real check: names stay secret
+        return SignIn(None, WRONG)
+    if user.locked_until is not None and user.locked_until > at:
+        return SignIn(None, f"this account is locked after {max_failures} failed sign-ins, until "
+                            f"{user.locked_until:%H:%M} UTC; an admin can reset it with `fptrack user passwd`",
+                      locked=True)
+    if not check_password_hash(user.password_hash, password):
+        user = store.get_user(name)  # read again just before writing: the hash check took a while
+        user.failed_logins += 1
+        locked = user.failed_logins % max_failures == 0
+        if locked:
+            user.locked_until = at + lock_for
+        store.upsert_user(user)
+        if locked:
+            return SignIn(None, f"{WRONG}; the account is now locked for {int(lock_for.total_seconds() // 60)} "
+                                "minutes", locked=True)
+        return SignIn(None, WRONG)
+    if user.failed_logins or user.locked_until is not None:
+        user.failed_logins, user.locked_until = 0, None
+        user = store.upsert_user(user)
+    return SignIn(user)

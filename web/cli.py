@@ -1,0 +1,159 @@
+"""`fptrack web` and `fptrack user ...`: run the admin, manage who may sign in to it."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from tracker.settings import Settings
+from tracker.store import ROLES, NotFound, Store
+from tracker.cli import click_errors
+from tracker.store.open import open_store
+
+from .accounts import AccountError, check_name, hash_password, new_user
+
+
+_errors = click_errors(AccountError)
+
+
+def _store() -> Store:
+    s = Settings.load()
+    return open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+
+
+def serve(app: Any, host: str, port: int) -> None:
+    """Waitress when installed (a production server); else werkzeug's threaded server."""
+    try:
+        from waitress import serve as waitress_serve
+    except ImportError:
+        from werkzeug.serving import run_simple
+
+        run_simple(host, port, app, threaded=True)
+        return
+    waitress_serve(app, host=host, port=port)
+
+
+@click.command("web")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every one).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@_errors
+def web(host: str, port: int) -> None:
+    """Run the admin: reports, evidence, takedown notices, JSON API.
+
+    Sign in with an account made by `fptrack user add`. Behind HTTPS set
+    FPT_WEB_SESSION_COOKIE_SECURE=true; the session key comes from
+    FPT_SECRET_KEY, else from a file made once in FPT_HOME.
+
+    \b
+    Example:
+      fptrack user add alice --role admin
+      fptrack web --port 8000
+    """
+    from . import create_app
+
+    app = create_app()
+    store = app.extensions["fptrack"].store
+    if not store.users():
+        click.echo("no users yet: add one with `fptrack user add NAME --role admin`", err=True)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"fptrack admin on http://{shown}:{port}/ (Ctrl-C stops it)")
+    serve(app, host, port)
+
+
+@click.group("user")
+def user() -> None:
+    """Manage the accounts that sign in to the admin (roles: admin, viewer).
+
+    \b
+    Example:
+      fptrack user add alice --role admin
+      fptrack user list
+    """
+
+
+def _read_password(password_stdin: bool) -> str:
+    if password_stdin:
+        line = sys.stdin.readline()
+        return line[:-1] if line.endswith("\n") else line
+    return click.prompt("Password", hide_input=True, confirmation_prompt="Repeat the password")
+
+
+@user.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(ROLES), default="viewer", show_default=True,
+              help="admin: everything; viewer: read only.")
+@click.option("--password-stdin", is_flag=True, help="Read the password from the first line of standard input.")
+@_errors
+def add(name: str, role: str, password_stdin: bool) -> None:
+    """Add an account; the password is asked twice (or read from standard input).
+
+    \b
+    Example:
+      fptrack user add alice --role admin
+      printf '%s\\n' "$PASSWORD" | fptrack user add ci-bot --password-stdin
+    """
+    check_name(name)  # before asking for a password
+    store = _store()
+    try:
+        store.get_user(name)
+    except NotFound:
+        pass
+    else:
+        raise click.ClickException(f"user {name!r} exists; change the password with `fptrack user passwd {name}`")
+    u = store.upsert_user(new_user(name, _read_password(password_stdin), role))
+    click.echo(f"added {u.name} ({u.role})")
+
+
+@user.command("list")
+@_errors
+def list_users() -> None:
+    """List the accounts with their role and sign-in state.
+
+    \b
+    Example:
+      fptrack user list
+    """
+    users = _store().users()
+    if not users:
+        click.echo("no users yet: fptrack user add NAME --role admin")
+        return
+    width = max(len(u.name) for u in users)
+    for u in users:
+        state = f"locked until {u.locked_until:%Y-%m-%d %H:%M} UTC" if u.locked_until else ""
+        if u.failed_logins:
+            state = f"{u.failed_logins} failed sign-ins" + (f", {state}" if state else "")
+        click.echo(f"{u.name:<{width}}  {u.role:<6}  since {u.created_at:%Y-%m-%d}  {state}".rstrip())
+
+
+@user.command("remove")
+@click.argument("name")
+@_errors
+def remove(name: str) -> None:
+    """Remove an account; its sessions end at their next request.
+
+    \b
+    Example:
+      fptrack user remove alice
+    """
+    _store().delete_user(name)
+    click.echo(f"removed {name}")
+
+
+@user.command("passwd")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help="Read the password from the first line of standard input.")
+@_errors
+def passwd(name: str, password_stdin: bool) -> None:
+    """Set an account's password; this also unlocks it and ends its other sessions.
+
+    \b
+    Example:
+      fptrack user passwd alice
+    """
+    store = _store()
+    u = store.get_user(name)
+    u.password_hash = hash_password(_read_password(password_stdin))
+    u.failed_logins, u.locked_until = 0, None
+    store.upsert_user(u)
+    click.echo(f"password changed for {name}")

@@ -1,0 +1,91 @@
+"""Template filters: dates, numbers, shares and links, all safe for crawled values."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from flask import Flask, request, url_for
+from markupsafe import Markup, escape
+
+from .highlight import highlight
+
+
+def when(value: datetime | str | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """A UTC time for people; empty for none."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc)
+    return value.strftime(fmt)
+
+
+def day(value: datetime | str | None) -> str:
+    return when(value, "%Y-%m-%d")
+
+
+def num(value: int | float | None) -> str:
+    """1234567 -> 1,234,567."""
+    if value is None:
+        return ""
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
+
+
+def score(value: float | None) -> str:
+    """A channel score: counts (a Hamming distance, a run length) as integers, shares to 3 decimals."""
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else f"{value:.3f}"
+
+
+def pct(value: float | None) -> str:
+    """0.953 -> 95%; small shares keep a decimal (0.004 -> 0.4%)."""
+    if value is None:
+        return ""
+    p = value * 100
+    return f"{p:.0f}%" if p >= 10 or p == 0 else f"{p:.1f}%"
+
+
+def is_web_url(url: str | None) -> bool:
+    """Only http(s) URLs with a host become links; javascript:, data: and the like stay text."""
+    if not url or any(c.isspace() or ord(c) < 32 for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def link(url: str | None, text: str | None = None) -> Markup:
+    """An outbound link for an http(s) URL (no referrer, no follow), else the escaped text."""
+    label = url if text is None else text
+    if not is_web_url(url):
+        return escape(label or "")
+    return Markup('<a href="{}" rel="noopener noreferrer nofollow" target="_blank">{}</a>').format(url, label)
+
+
+def url_with(**changes: Any) -> str:
+    """This page's URL with some query parameters changed (None removes one). The query is
+    encoded here, never passed to url_for as keywords, where _scheme or _external would count."""
+    args = request.args.to_dict()
+    for k, v in changes.items():
+        if v is None:
+            args.pop(k, None)
+        else:
+            args[k] = str(v)
+    base = url_for(request.endpoint, **(request.view_args or {}))
+    return f"{base}?{urlencode(args)}" if args else base
+
+
+def init_app(app: Flask) -> None:
+    for f in (when, day, num, pct, score, link):
+        app.add_template_filter(f)
+    app.add_template_global(highlight)
+    app.add_template_global(is_web_url)
+    app.add_template_global(url_with)

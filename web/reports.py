@@ -1,0 +1,334 @@
+"""What the admin shows, computed from the store's grouped queries and pages of rows.
+
+Nothing here loads every match into Python: lists come one page at a time
+(count_matches + matches(limit, offset, sort)), totals from match_summary, and
+exports read in batches. Every function returns plain dicts and lists, the
+same for the HTML views and the JSON API.
+
+Reports count "active" matches by default: every status but dismissed, since a
+dismissed match is one an admin judged not to be a copy.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime, timedelta, timezone
+from functools import cached_property
+from typing import Any
+
+from tracker.store import MATCH_STATUSES, PAGE_STATUSES, CrawlRun, MatchRecord, NotFound, Page, Store
+
+from .catalog import ChapterCatalog, Outline
+from .params import ACTIVE, Paging
+
+ACTIVE_STATUSES = tuple(s for s in MATCH_STATUSES if s != "dismissed")
+EXPORT_BATCH = 1000
+MATRIX_SITES = 25  # columns of the chapter-by-site matrix in HTML (the JSON has every site)
+TOP = 10
+
+MATCH_COLUMNS = ["page", "chapter", "chapter_title", "work", "site", "verdict", "similarity", "containment",
+                 "page_share", "passages", "status", "first_seen", "last_seen"]
+PAGE_COLUMNS = ["key", "url", "site", "status", "reason", "attempts", "fetched_at", "updated_at"]
+RUN_COLUMNS = ["id", "site", "job", "started_at", "finished_at", "outcome", "fetched", "stored", "unchanged",
+               "skipped", "failed", "matched", "skipped_reasons", "failed_reasons"]
+
+
+def _later(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def summary(store: Store, by: Sequence[str], *, scope: str = ACTIVE, work: str | None = None,
+            site: str | None = None) -> list[dict[str, Any]]:
+    """Matches grouped by `by` in a scope: "all", one status, or "active" (every status but dismissed).
+
+    "active" adds up one query per status. "matches" and the dates are then exact; "pages" and
+    "chapters" are exact only when `by` holds "chapter" (a page matches a chapter once, with
+    one status), otherwise a page or chapter seen under two statuses counts twice.
+    """
+    if scope == "all":
+        return store.match_summary(by, work=work, site=site)
+    if scope != ACTIVE:
+        return store.match_summary(by, work=work, site=site, status=scope)
+    merged: dict[tuple, dict[str, Any]] = {}
+    for status in ACTIVE_STATUSES:
+        for row in store.match_summary(by, work=work, site=site, status=status):
+            key = tuple(row[f] for f in by)
+            have = merged.get(key)
+            if have is None:
+                merged[key] = dict(row)
+                continue
+            for f in ("matches", "pages", "chapters"):
+                have[f] += row[f]
+            have["first_seen"] = _earlier(have["first_seen"], row["first_seen"])
+            have["last_seen"] = _later(have["last_seen"], row["last_seen"])
+    return sorted(merged.values(), key=lambda r: (-r["matches"], [str(r[f]) for f in by]))
+
+
+def fill_days(counts: dict[str, int], days: int, today: date | None = None) -> list[dict[str, Any]]:
+    """One row per day for the last `days` days up to today (UTC), with 0 where nothing was found."""
+    today = today or datetime.now(timezone.utc).date()
+    out = []
+    for i in range(days - 1, -1, -1):
+        d = (today - timedelta(days=i)).isoformat()
+        out.append({"day": d, "matches": counts.get(d, 0)})
+    return out
+
+
+def page_row(p: Page) -> dict[str, Any]:
+    return {"key": p.key, "url": p.url, "site": p.site, "status": p.status, "reason": p.reason,
+            "attempts": p.attempts, "fetched_at": p.fetched_at, "updated_at": p.updated_at}
+
+
+def run_row(r: CrawlRun) -> dict[str, Any]:
+    row = {"id": r.id, "site": r.site, "job": r.job, "started_at": r.started_at, "finished_at": r.finished_at,
+           "outcome": r.outcome, "skipped_reasons": dict(r.skipped), "failed_reasons": dict(r.failed)}
+    for k in ("fetched", "stored", "unchanged", "skipped", "failed", "matched"):
+        row[k] = r.counts.get(k, 0)
+    return row
+
+
+class Reports:
+    """The reports of one request, on the app's store and chapter catalog."""
+
+    def __init__(self, store: Store, catalog: ChapterCatalog):
+        self.store, self.catalog = store, catalog
+
+    @cached_property
+    def outline(self) -> Outline:
+        return self.catalog.outline(self.store)
+
+    def match_row(self, m: MatchRecord) -> dict[str, Any]:
+        return {"page": m.page, "chapter": m.chapter, "chapter_title": self.outline.title(m.chapter), "work": m.work,
+                "site": m.site, "verdict": m.verdict, "similarity": m.similarity, "containment": m.containment,
+                "page_share": m.page_share, "passages": len(m.spans), "status": m.status,
+                "first_seen": m.first_seen, "last_seen": m.last_seen}
+
+    # ---- dashboard -------------------------------------------------------------
+
+    def dashboard(self, days: int = 30, today: date | None = None) -> dict[str, Any]:
+        per_day = {str(r["day"]): r["matches"] for r in self.store.match_summary(["day"])}
+        top = summary(self.store, ["site"])[:TOP]
+        return {
+            "counts": self.store.counts(),
+            "per_day": fill_days(per_day, days, today),
+            "top_sites": [{"site": r["site"], "matches": r["matches"], "first_seen": r["first_seen"],
+                           "last_seen": r["last_seen"]} for r in top],
+            "failures": [page_row(p) for p in self.store.failures(TOP)],
+        }
+
+    # ---- works -----------------------------------------------------------------
+
+    def works(self, scope: str = ACTIVE) -> list[dict[str, Any]]:
+        """Every work with how much of it is copied and where."""
+        agg: dict[str, dict[str, Any]] = {}
+        for r in summary(self.store, ["work", "chapter"], scope=scope):
+            a = agg.setdefault(r["work"], {"copied": 0, "matches": 0, "first_seen": None, "last_seen": None})
+            a["copied"] += 1
+            a["matches"] += r["matches"]
+            a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
+            a["last_seen"] = _later(a["last_seen"], r["last_seen"])
+        sites: dict[str, int] = {}
+        for r in summary(self.store, ["work", "site"], scope=scope):
+            sites[r["work"]] = sites.get(r["work"], 0) + 1
+        rows = []
+        for w in self.store.works():
+            a = agg.get(w.id, {})
+            total = self.outline.count(w.id)
+            copied = a.get("copied", 0)
+            rows.append({"work": w.id, "title": w.title, "author": w.author, "chapters": total, "copied": copied,
+                         "coverage": copied / total if total else 0.0, "matches": a.get("matches", 0),
+                         "sites": sites.get(w.id, 0), "first_seen": a.get("first_seen"),
+                         "last_seen": a.get("last_seen"), "registered": w.created_at})
+        return rows
+
+    def work(self, work_id: str, scope: str = ACTIVE) -> dict[str, Any]:
+        """Where one work is copied: sites ranked by chapters copied, coverage, and a chapter-by-site matrix."""
+        w = self.store.get_work(work_id)
+        chapters = self.outline.of_work(w.id)
+        total = len(chapters)
+        sites: dict[str, dict[str, Any]] = {}
+        by_chapter: dict[str, dict[str, Any]] = {}
+        for r in summary(self.store, ["site", "chapter"], scope=scope, work=w.id):
+            s = sites.setdefault(r["site"], {"site": r["site"], "copied": 0, "matches": 0, "first_seen": None,
+                                             "last_seen": None})
+            c = by_chapter.setdefault(r["chapter"], {"by_site": {}, "matches": 0, "first_seen": None,
+                                                      "last_seen": None})
+            for a in (s, c):
+                a["matches"] += r["matches"]
+                a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
+                a["last_seen"] = _later(a["last_seen"], r["last_seen"])
+            s["copied"] += 1
+            c["by_site"][r["site"]] = r["matches"]
+        ranked = sorted(sites.values(), key=lambda s: (-s["copied"], -s["matches"], s["site"]))
+        for s in ranked:
+            s["coverage"] = s["copied"] / total if total else 0.0
+        rows = []
+        known = set()
+        for info in chapters:
+            known.add(info.key)
+            rows.append(self._chapter_row(info.key, info.title, info.number, by_chapter.get(info.key), True))
+        for key in sorted(set(by_chapter) - known):  # matches stay when a chapter is deleted
+            rows.append(self._chapter_row(key, self.outline.title(key), None, by_chapter[key], False))
+        copied = sum(1 for r in rows if r["matches"] and r["registered"])
+        return {
+            "work": {"work": w.id, "title": w.title, "author": w.author, "registered": w.created_at},
+            "scope": scope,
+            "totals": {"chapters": total, "copied": copied, "coverage": copied / total if total else 0.0,
+                       "sites": len(ranked), "matches": sum(s["matches"] for s in ranked),
+                       "first_seen": min((s["first_seen"] for s in ranked if s["first_seen"]), default=None),
+                       "last_seen": max((s["last_seen"] for s in ranked if s["last_seen"]), default=None)},
+            "sites": ranked,
+            "chapters": rows,
+            "matrix_sites": [s["site"] for s in ranked[:MATRIX_SITES]],
+        }
+
+    @staticmethod
+    def _chapter_row(key: str, title: str, number: int | None, agg: dict[str, Any] | None,
+                     registered: bool) -> dict[str, Any]:
+        agg = agg or {"by_site": {}, "matches": 0, "first_seen": None, "last_seen": None}
+        return {"chapter": key, "title": title, "number": number, "registered": registered,
+                "matches": agg["matches"], "sites": len(agg["by_site"]), "by_site": agg["by_site"],
+                "first_seen": agg["first_seen"], "last_seen": agg["last_seen"]}
+
+    # ---- sites -----------------------------------------------------------------
+
+    def sites(self, scope: str = ACTIVE) -> list[dict[str, Any]]:
+        """Every site seen in pages, matches or the crawl configuration."""
+        rows: dict[str, dict[str, Any]] = {}
+
+        def row(name: str) -> dict[str, Any]:
+            return rows.setdefault(name, {"site": name, "configured": False, "recrawl": None, "pages": 0,
+                                          **{s: 0 for s in PAGE_STATUSES}, "last_fetched": None, "works": 0,
+                                          "matches": 0, "first_seen": None, "last_seen": None,
+                                          "last_crawl": None, "last_outcome": None})
+
+        for r in self.store.page_summary(["site", "status"]):
+            x = row(r["site"])
+            x[r["status"]] = r["pages"]
+            x["pages"] += r["pages"]
+            x["last_fetched"] = _later(x["last_fetched"], r["last_fetched"])
+        for r in summary(self.store, ["site", "work"], scope=scope):
+            x = row(r["site"])
+            x["works"] += 1
+            x["matches"] += r["matches"]
+            x["first_seen"] = _earlier(x["first_seen"], r["first_seen"])
+            x["last_seen"] = _later(x["last_seen"], r["last_seen"])
+        for s in self.store.sites():
+            x = row(s.name)
+            x["configured"], x["recrawl"] = True, s.recrawl
+        for name, x in rows.items():
+            runs = self.store.crawl_runs(site=name, limit=1)
+            if runs:
+                x["last_crawl"], x["last_outcome"] = runs[0].finished_at, runs[0].outcome
+        return sorted(rows.values(), key=lambda x: (-x["matches"], -x["pages"], x["site"]))
+
+    def site(self, name: str, paging: Paging, scope: str = ACTIVE, runs: int = 20) -> dict[str, Any]:
+        """What one site copies, how its crawls went, and its failed pages (a page of them)."""
+        try:
+            config = self.store.get_site(name)
+        except NotFound:
+            config = None
+        pages = {s: self.store.count_pages(site=name, status=s) for s in PAGE_STATUSES}
+        works: dict[str, dict[str, Any]] = {}
+        chapters = []
+        for r in summary(self.store, ["work", "chapter"], scope=scope, site=name):
+            w = works.setdefault(r["work"], {"work": r["work"], "copied": 0, "matches": 0, "first_seen": None,
+                                             "last_seen": None})
+            w["copied"] += 1
+            w["matches"] += r["matches"]
+            w["first_seen"] = _earlier(w["first_seen"], r["first_seen"])
+            w["last_seen"] = _later(w["last_seen"], r["last_seen"])
+            chapters.append({"chapter": r["chapter"], "title": self.outline.title(r["chapter"]), "work": r["work"],
+                             "matches": r["matches"], "first_seen": r["first_seen"], "last_seen": r["last_seen"]})
+        for w in works.values():
+            total = self.outline.count(w["work"])
+            w["chapters"] = total
+            w["coverage"] = w["copied"] / total if total else 0.0
+        crawl = [run_row(r) for r in self.store.crawl_runs(site=name, limit=runs)]
+        if config is None and not any(pages.values()) and not works and not crawl:
+            raise NotFound(f"no site named {name!r} in the configuration, pages or matches")
+        paging.total = pages["failed"]
+        failures = self.store.find_pages(status="failed", site=name, limit=paging.per_page, offset=paging.offset)
+        return {
+            "site": name,
+            "config": None if config is None else {"start_urls": list(config.start_urls), "rules": config.rules,
+                                                   "recrawl": config.recrawl, "created_at": config.created_at,
+                                                   "updated_at": config.updated_at},
+            "scope": scope,
+            "pages": pages,
+            "works": sorted(works.values(), key=lambda w: (-w["copied"], -w["matches"], w["work"])),
+            "chapters": chapters[:100],
+            "chapters_total": len(chapters),
+            "crawls": crawl,
+            "crawl_totals": self._crawl_totals(crawl),
+            "failures": [page_row(p) for p in failures],
+            "paging": paging.to_json(),
+        }
+
+    @staticmethod
+    def _crawl_totals(runs: list[dict[str, Any]]) -> dict[str, Any]:
+        """The listed crawls added up: page counts, and pages per skip and failure reason."""
+        counts = {k: sum(r[k] for r in runs) for k in ("fetched", "stored", "unchanged", "skipped", "failed",
+                                                        "matched")}
+        skipped: dict[str, int] = {}
+        failed: dict[str, int] = {}
+        outcomes: dict[str, int] = {}
+        for r in runs:
+            for reason, n in r["skipped_reasons"].items():
+                skipped[reason] = skipped.get(reason, 0) + n
+            for reason, n in r["failed_reasons"].items():
+                failed[reason] = failed.get(reason, 0) + n
+            outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + 1
+        order = lambda d: dict(sorted(d.items(), key=lambda kv: (-kv[1], kv[0])))  # noqa: E731
+        return {"runs": len(runs), "counts": counts, "skipped": order(skipped), "failed": order(failed),
+                "outcomes": order(outcomes)}
+
+    # ---- matches ---------------------------------------------------------------
+
+    def matches(self, filters: dict[str, str | None], sort: str, paging: Paging) -> dict[str, Any]:
+        paging.total = self.store.count_matches(**filters)
+        found = self.store.matches(**filters, sort=sort, limit=paging.per_page, offset=paging.offset)
+        return {"filters": filters, "sort": sort, "paging": paging.to_json(),
+                "matches": [self.match_row(m) for m in found]}
+
+    def iter_matches(self, filters: dict[str, str | None], sort: str = "-containment") -> Iterator[dict[str, Any]]:
+        """Every match the filters select, read EXPORT_BATCH at a time."""
+        offset = 0
+        while True:
+            batch = self.store.matches(**filters, sort=sort, limit=EXPORT_BATCH, offset=offset)
+            for m in batch:
+                yield self.match_row(m)
+            if len(batch) < EXPORT_BATCH:
+                return
+            offset += EXPORT_BATCH
+
+    def iter_pages(self, filters: dict[str, str | None]) -> Iterator[dict[str, Any]]:
+        offset = 0
+        while True:
+            batch = self.store.find_pages(**filters, limit=EXPORT_BATCH, offset=offset)
+            for p in batch:
+                yield page_row(p)
+            if len(batch) < EXPORT_BATCH:
+                return
+            offset += EXPORT_BATCH
+
+    # ---- search ----------------------------------------------------------------
+
+    def search(self, q: str, paging: Paging) -> dict[str, Any]:
+        """Works by id, title or author; sites by name; pages by key or URL."""
+        needle = q.casefold()
+        works = [{"work": w.id, "title": w.title, "author": w.author} for w in self.store.works()
+                 if needle in w.id.casefold() or needle in w.title.casefold() or needle in w.author.casefold()]
+        names = {r["site"] for r in self.store.page_summary(["site"])} | {s.name for s in self.store.sites()}
+        sites = sorted(n for n in names if needle in n.casefold())
+        try:
+            exact = page_row(self.store.get_page(q))
+        except NotFound:
+            exact = None
+        paging.total = self.store.count_pages(url_contains=q)
+        pages = self.store.find_pages(url_contains=q, limit=paging.per_page, offset=paging.offset)
+        return {"q": q, "works": works, "sites": sites, "page": exact, "pages": [page_row(p) for p in pages],
+                "paging": paging.to_json()}

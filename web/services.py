@@ -1,0 +1,77 @@
+"""What the app holds for its whole life: the store, the chapter catalog, the matching
+engine for "check this text now", and the per-address sign-in limiter."""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from flask import current_app
+
+from fingerprint.track import Tracker
+from tracker.context import Context
+from tracker.settings import Settings
+from tracker.store import Store
+from tracker.store.open import open_store
+
+from .catalog import ChapterCatalog
+from .limits import FailureLimiter
+from .reports import Reports
+
+ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loaded again from the store
+
+
+class Services:
+    def __init__(self, settings: Settings, store: Store | None = None, *, login_ip_failures: int = 30,
+                 login_ip_window: float = 900):
+        self.settings = settings
+        self._store = store
+        self._lock = threading.Lock()
+        self.catalog = ChapterCatalog()
+        self.login_limiter = FailureLimiter(login_ip_failures, login_ip_window)
+        self._context: Context | None = None
+        self._context_key: tuple[int, float] | None = None
+        self._engine_lock = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        """Opened on first use, so a store that cannot be reached is a 503 page, not a failed start."""
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    s = self.settings
+                    self._store = open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+        return self._store
+
+    @contextmanager
+    def engine(self) -> Iterator[Tracker]:
+        """The tracker that matches pages, one caller at a time (its caches are not thread-safe).
+
+        With Redis the index is shared and always current. The in-process index is a copy of
+        the stored fingerprints, so it is loaded again when the number of chapters changed or
+        it is older than ENGINE_MAX_AGE (a chapter edited in place changes no count).
+        """
+        with self._engine_lock:
+            if self._context is None or not self.settings.redis_url:
+                chapters = self.store.counts()["chapters"]
+                stale = (self._context_key is None or self._context_key[0] != chapters
+                         or time.monotonic() - self._context_key[1] > ENGINE_MAX_AGE)
+                if self._context is None or stale:
+                    self._context = Context(self.settings, store=self.store)
+                    self._context_key = (chapters, time.monotonic())
+            yield self._context.tracker
+
+
+def services() -> Services:
+    return current_app.extensions["fptrack"]
+
+
+def store() -> Store:
+    return services().store
+
+
+def reports() -> Reports:
+    """The reports of this request."""
+    s = services()
+    return Reports(s.store, s.catalog)
