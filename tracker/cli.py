@@ -59,6 +59,7 @@ class LazyGroup(click.Group):
         "sites": "crawler.cli:sites",
         "web": "web.cli:web",
         "user": "web.cli:user",
+        "demo": "web.demo:demo",
     }
 
     def list_commands(self, ctx):
