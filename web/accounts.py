@@ -70,17 +70,12 @@ def sign_in(store: Store, name: str, password: str, *, max_failures: int = MAX_F
                             f"{user.locked_until:%H:%M} UTC; an admin can reset it with `fptrack user passwd`",
                       locked=True)
     if not check_password_hash(user.password_hash, password):
-        user = store.get_user(name)  # read again just before writing: the hash check took a while
-        user.failed_logins += 1
-        locked = user.failed_logins % max_failures == 0
-        if locked:
-            user.locked_until = at + lock_for
-        store.upsert_user(user)
-        if locked:
+        # One atomic write: a password change or another attempt at the same moment is not lost.
+        user = store.record_login(name, False, max_failures=max_failures, lock_for=lock_for, at=at)
+        if user.failed_logins % max_failures == 0:
             return SignIn(None, f"{WRONG}; the account is now locked for {int(lock_for.total_seconds() // 60)} "
                                 "minutes", locked=True)
         return SignIn(None, WRONG)
     if user.failed_logins or user.locked_until is not None:
-        user.failed_logins, user.locked_until = 0, None
-        user = store.upsert_user(user)
+        user = store.record_login(name, True, max_failures=max_failures, lock_for=lock_for, at=at)
     return SignIn(user)

@@ -42,29 +42,9 @@ def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
 
 def summary(store: Store, by: Sequence[str], *, scope: str = ACTIVE, work: str | None = None,
             site: str | None = None) -> list[dict[str, Any]]:
-    """Matches grouped by `by` in a scope: "all", one status, or "active" (every status but dismissed).
-
-    "active" adds up one query per status. "matches" and the dates are then exact; "pages" and
-    "chapters" are exact only when `by` holds "chapter" (a page matches a chapter once, with
-    one status), otherwise a page or chapter seen under two statuses counts twice.
-    """
-    if scope == "all":
-        return store.match_summary(by, work=work, site=site)
-    if scope != ACTIVE:
-        return store.match_summary(by, work=work, site=site, status=scope)
-    merged: dict[tuple, dict[str, Any]] = {}
-    for status in ACTIVE_STATUSES:
-        for row in store.match_summary(by, work=work, site=site, status=status):
-            key = tuple(row[f] for f in by)
-            have = merged.get(key)
-            if have is None:
-                merged[key] = dict(row)
-                continue
-            for f in ("matches", "pages", "chapters"):
-                have[f] += row[f]
-            have["first_seen"] = _earlier(have["first_seen"], row["first_seen"])
-            have["last_seen"] = _later(have["last_seen"], row["last_seen"])
-    return sorted(merged.values(), key=lambda r: (-r["matches"], [str(r[f]) for f in by]))
+    """Matches grouped by `by` in a scope: "all", one status, or "active" (every status but dismissed)."""
+    status = None if scope == "all" else list(ACTIVE_STATUSES) if scope == ACTIVE else scope
+    return store.match_summary(by, work=work, site=site, status=status)
 
 
 def fill_days(counts: dict[str, int], days: int, today: date | None = None) -> list[dict[str, Any]]:

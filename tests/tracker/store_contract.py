@@ -700,3 +700,34 @@ class ReportContract:
             store.get_user("bob")
         with pytest.raises(NotFound):
             store.delete_user("bob")
+
+    def test_status_filters_take_several_statuses(self, store):
+        self._fill(store)
+        store.set_match_status("https://b.org/x", "V/1", "dismissed", by="ann")
+        active = ["new", "confirmed", "takedown-sent", "removed"]
+        assert store.count_matches(status=active) == 4
+        assert {m.page for m in store.matches(status=["confirmed", "dismissed"])} == {
+            "https://a.com/2", "https://b.org/x"}
+        rows = store.match_summary(["work"], status=active)
+        assert [(r["work"], r["matches"], r["pages"], r["chapters"]) for r in rows] == [("W", 4, 4, 3)]
+        with pytest.raises(ValueError, match="unknown match status"):
+            store.count_matches(status=["new", "gone"])
+        with pytest.raises(ValueError, match="at least one"):
+            store.matches(status=[])
+
+    def test_record_login_counts_failures_and_locks(self, store):
+        from tracker.store import User
+
+        store.upsert_user(User(name="ann", password_hash="h", role="admin"))
+        lock = timedelta(minutes=15)
+        for n in (1, 2):
+            u = store.record_login("ann", False, max_failures=3, lock_for=lock, at=at(n))
+            assert (u.failed_logins, u.locked_until) == (n, None)
+        u = store.record_login("ann", False, max_failures=3, lock_for=lock, at=at(3))
+        assert (u.failed_logins, u.locked_until) == (3, at(3) + lock)
+        u = store.record_login("ann", False, max_failures=3, lock_for=lock, at=at(4))
+        assert (u.failed_logins, u.locked_until) == (4, at(3) + lock)  # the lock stays as it was
+        u = store.record_login("ann", True, max_failures=3, lock_for=lock)
+        assert (u.failed_logins, u.locked_until, u.password_hash) == (0, None, "h")
+        with pytest.raises(NotFound):
+            store.record_login("nobody", False, max_failures=3, lock_for=lock)

@@ -11,7 +11,7 @@ import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 PAGE_STATUSES = ("queued", "done", "failed")
@@ -232,20 +232,22 @@ class Store(ABC):
     def get_match(self, page: str, chapter: str) -> MatchRecord:
         """Raises NotFound."""
 
+    # In the match queries below, `status` is one status or a sequence of them (any of).
+
     @abstractmethod
     def matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
-                status: str | None = None, chapter: str | None = None, limit: int | None = None, offset: int = 0,
-                sort: str = "-containment") -> list[MatchRecord]:
+                status: str | Sequence[str] | None = None, chapter: str | None = None, limit: int | None = None,
+                offset: int = 0, sort: str = "-containment") -> list[MatchRecord]:
         """Matches, ordered by `sort` (one of MATCH_SORTS, "-" for descending), then by page and chapter."""
 
     @abstractmethod
     def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
-                      status: str | None = None, chapter: str | None = None) -> int:
+                      status: str | Sequence[str] | None = None, chapter: str | None = None) -> int:
         """How many matches `matches` would return without a limit."""
 
     @abstractmethod
     def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
-                      status: str | None = None) -> list[dict[str, Any]]:
+                      status: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Matches grouped by some of MATCH_GROUPS: one dict per group with those fields and
         "matches", "pages" (distinct), "chapters" (distinct), "first_seen" (earliest),
         "last_seen" (latest); most matches first, then by the group fields."""
@@ -296,6 +298,13 @@ class Store(ABC):
     @abstractmethod
     def delete_user(self, name: str) -> None:
         """Raises NotFound."""
+
+    @abstractmethod
+    def record_login(self, name: str, ok: bool, *, max_failures: int, lock_for: timedelta,
+                     at: datetime | None = None) -> User:
+        """Record a sign-in attempt atomically: success clears failed_logins and locked_until;
+        failure adds one, and every `max_failures`-th failure in a row locks the account until
+        at + lock_for. Returns the user as it is now. Raises NotFound."""
 
     # reports
     @abstractmethod

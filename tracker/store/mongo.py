@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -56,6 +56,7 @@ from .values import (
     clean_scores,
     clean_spans,
     parse_sort,
+    statuses,
     to_text,
     utc,
 )
@@ -90,6 +91,9 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], bool]]] = {
         ([("status", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
         ([("chapter", ASCENDING)], False),
         ([("first_seen", ASCENDING)], False),
+        ([("last_seen", ASCENDING)], False),
+        ([("similarity", ASCENDING)], False),
+        ([("page_share", ASCENDING)], False),
     ],
     "sites": [([("name", ASCENDING)], True)],
     "crawl_runs": [
@@ -176,7 +180,8 @@ def _user(d: dict[str, Any]) -> User:
 
 
 def _query(filters: Sequence[tuple[str, Any]]) -> dict[str, Any]:
-    return {k: v for k, v in filters if v is not None}
+    """Equality filters for the values that are not None (a list: any of)."""
+    return {k: ({"$in": v} if isinstance(v, list) else v) for k, v in filters if v is not None}
 
 
 def _keyed(counts: dict[str, int]) -> list[dict[str, Any]]:
@@ -516,10 +521,9 @@ class MongoStore(Store):
         return _match(d)
 
     @staticmethod
-    def _match_query(work: str | None, page: str | None, site: str | None, status: str | None,
+    def _match_query(work: str | None, page: str | None, site: str | None, status: Any,
                      chapter: str | None) -> dict[str, Any]:
-        if status is not None:
-            check_status(status, MATCH_STATUSES, "match status")
+        status = statuses(status, MATCH_STATUSES)
         return _query((("work", work), ("page", page), ("site", site), ("status", status), ("chapter", chapter)))
 
     @_guarded
@@ -660,6 +664,23 @@ class MongoStore(Store):
     def delete_user(self, name: str) -> None:
         if self._users.delete_one({"name": name}).deleted_count == 0:
             raise NotFound(f"no user {name!r}")
+
+    @_guarded
+    def record_login(self, name: str, ok: bool, *, max_failures: int, lock_for: timedelta,
+                     at: datetime | None = None) -> User:
+        at = at or now()
+        if ok:
+            d = self._users.find_one_and_update({"name": name}, {"$set": {"failed_logins": 0, "locked_until": None}},
+                                                projection=NO_ID, return_document=ReturnDocument.AFTER)
+        else:  # the increment is atomic, so every max_failures-th failure is seen by exactly one caller
+            d = self._users.find_one_and_update({"name": name}, {"$inc": {"failed_logins": 1}}, projection=NO_ID,
+                                                return_document=ReturnDocument.AFTER)
+            if d is not None and int(d["failed_logins"]) % max_failures == 0:
+                d = self._users.find_one_and_update({"name": name}, {"$set": {"locked_until": utc(at + lock_for)}},
+                                                    projection=NO_ID, return_document=ReturnDocument.AFTER)
+        if d is None:
+            raise NotFound(f"no user {name!r}")
+        return _user(d)
 
     # ---- reports -------------------------------------------------------------------
 

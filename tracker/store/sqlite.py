@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,6 +57,7 @@ from .values import (
     clean_scores,
     clean_spans,
     parse_sort,
+    statuses,
     to_text,
 )
 
@@ -132,6 +133,9 @@ CREATE INDEX IF NOT EXISTS matches_site ON matches (site, containment DESC, page
 CREATE INDEX IF NOT EXISTS matches_status ON matches (status, containment DESC, page, chapter);
 CREATE INDEX IF NOT EXISTS matches_chapter ON matches (chapter);
 CREATE INDEX IF NOT EXISTS matches_first_seen ON matches (first_seen);
+CREATE INDEX IF NOT EXISTS matches_last_seen ON matches (last_seen);
+CREATE INDEX IF NOT EXISTS matches_similarity ON matches (similarity);
+CREATE INDEX IF NOT EXISTS matches_page_share ON matches (page_share);
 CREATE INDEX IF NOT EXISTS pages_fetched ON pages (fetched_at DESC, key);
 CREATE TABLE IF NOT EXISTS sites (
     name TEXT PRIMARY KEY,
@@ -242,10 +246,13 @@ def _user(r: sqlite3.Row) -> User:
 
 
 def _where(filters: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
-    """("WHERE a = ? AND b = ?", [values]) for the filters that are not None."""
+    """("WHERE a = ? AND b IN (?, ?)", [values]) for the filters that are not None (a list: any of)."""
     parts, args = [], []
     for column, value in filters:
-        if value is not None:
+        if isinstance(value, list):
+            parts.append(f"{column} IN ({','.join('?' * len(value))})")
+            args.extend(value)
+        elif value is not None:
             parts.append(f"{column} = ?")
             args.append(value)
     return (f"WHERE {' AND '.join(parts)}" if parts else ""), args
@@ -571,8 +578,7 @@ class SQLiteStore(Store):
     def matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
                 status: str | None = None, chapter: str | None = None, limit: int | None = None, offset: int = 0,
                 sort: str = "-containment") -> list[MatchRecord]:
-        if status is not None:
-            check_status(status, MATCH_STATUSES, "match status")
+        status = statuses(status, MATCH_STATUSES)
         check_window(limit, offset)
         field_name, descending = parse_sort(sort, MATCH_SORTS)
         cond, args = _where((("work", work), ("page", page), ("site", site), ("status", status),
@@ -585,8 +591,7 @@ class SQLiteStore(Store):
     @_guarded
     def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
                       status: str | None = None, chapter: str | None = None) -> int:
-        if status is not None:
-            check_status(status, MATCH_STATUSES, "match status")
+        status = statuses(status, MATCH_STATUSES)
         cond, args = _where((("work", work), ("page", page), ("site", site), ("status", status),
                              ("chapter", chapter)))
         return self._read(f"SELECT COUNT(*) FROM matches {cond}", args)[0][0]
@@ -595,8 +600,7 @@ class SQLiteStore(Store):
     def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
                       status: str | None = None) -> list[dict[str, Any]]:
         by = check_groups(by, MATCH_GROUPS)
-        if status is not None:
-            check_status(status, MATCH_STATUSES, "match status")
+        status = statuses(status, MATCH_STATUSES)
         cond, args = _where((("work", work), ("site", site), ("status", status)))
         columns = ["substr(first_seen, 1, 10)" if f == "day" else f for f in by]
         rows = self._read(
@@ -697,6 +701,23 @@ class SQLiteStore(Store):
         with self._write() as c:
             if c.execute("DELETE FROM users WHERE name = ?", (name,)).rowcount == 0:
                 raise NotFound(f"no user {name!r}")
+
+    @_guarded
+    def record_login(self, name: str, ok: bool, *, max_failures: int, lock_for: timedelta,
+                     at: datetime | None = None) -> User:
+        at = at or now()
+        with self._write() as c:
+            row = c.execute("SELECT failed_logins FROM users WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise NotFound(f"no user {name!r}")
+            if ok:
+                c.execute("UPDATE users SET failed_logins = 0, locked_until = NULL WHERE name = ?", (name,))
+            else:
+                failures = row["failed_logins"] + 1
+                lock = to_text(at + lock_for) if failures % max_failures == 0 else None
+                c.execute("UPDATE users SET failed_logins = ?, locked_until = COALESCE(?, locked_until) "
+                          "WHERE name = ?", (failures, lock, name))
+            return _user(c.execute("SELECT * FROM users WHERE name = ?", (name,)).fetchone())
 
     # ---- reports -------------------------------------------------------------------
 

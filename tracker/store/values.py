@@ -65,3 +65,17 @@ def parse_sort(sort: str, allowed: Sequence[str]) -> tuple[str, bool]:
 
 def check_role(role: str, allowed: Sequence[str]) -> None:
     check_status(role, allowed, "role")
+
+
+def statuses(status: Any, allowed: Sequence[str]) -> str | list[str] | None:
+    """A status filter, checked: one status, or a list of them (any of); None for all."""
+    if status is None or isinstance(status, str):
+        if status is not None:
+            check_status(status, allowed, "match status")
+        return status
+    values = list(dict.fromkeys(status))
+    if not values:
+        raise ValueError(f"give at least one match status, or None for all; statuses: {', '.join(allowed)}")
+    for s in values:
+        check_status(s, allowed, "match status")
+    return values
