@@ -123,16 +123,16 @@ def _report(result, fmt: str, quiet: bool) -> None:
     if fmt == "jsonl":
         for r in rows:
             click.echo(json.dumps({**r, "job": result.job, "outcome": result.outcome}, ensure_ascii=False))
-        return
-    write_records(rows, "table", SUMMARY_COLUMNS)
-    for r in rows:
-        for kind in ("skipped", "failed"):
-            for reason, n in sorted(r[f"{kind}_reasons"].items(), key=lambda kv: -kv[1]):
-                click.echo(f"  {r['site']}: {n} {kind}: {reason}")
-    if result.resumable:
+    else:
+        write_records(rows, "table", SUMMARY_COLUMNS)
+        for r in rows:
+            for kind in ("skipped", "failed"):
+                for reason, n in sorted(r[f"{kind}_reasons"].items(), key=lambda kv: -kv[1]):
+                    click.echo(f"  {r['site']}: {n} {kind}: {reason}")
+    if result.resumable:  # said even with --quiet: the next run of the command behaves differently
         click.echo(f"paused ({result.outcome}); run the same command again to resume job {result.job!r}, "
                    "or add --fresh to start over", err=True)
-    elif not quiet:
+    elif not quiet and fmt == "table":
         click.echo("see the matches: fptrack matches" + (f" --site {rows[0]['site']}" if len(rows) == 1 else ""),
                    err=True)
 

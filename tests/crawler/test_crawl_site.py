@@ -168,3 +168,28 @@ def test_an_unreachable_site_is_counted_as_failed(registered):
         port = s.getsockname()[1]
     result = crawl(registered, f"http://127.0.0.1:{port}/")
     assert result["failed_reasons"] == {"connection refused": 1} and result["stored"] == 0
+
+
+def test_ctrl_c_pauses_and_the_same_command_resumes(registered, site):
+    import signal
+    import time
+
+    env = {**os.environ, **registered.to_env()}
+    cmd = [sys.executable, "-m", "tracker.cli", "crawl", site.url + "/", *FAST, "--format", "jsonl", "-q",
+           "--delay", "0.3", "--concurrency", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while sum(site.hits.values()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C sends: Scrapy stops gracefully
+    out, err = proc.communicate(timeout=60)
+    paused = json.loads(out.splitlines()[-1])
+    assert paused["outcome"] == "shutdown", err
+    assert "run the same command again to resume" in err
+    rest = crawl(registered, site.url + "/")
+    assert rest["outcome"] == "finished"
+    assert site.hits["/"] == 1  # resumed where it stopped, not started over
+    ctx = Context(registered)
+    chapter_paths = {p for p, kind in site.expected.items() if kind == "chapter"}
+    assert chapter_paths <= {p.key.removeprefix(site.url) for p in ctx.store.pages()}
+    ctx.close()

@@ -103,3 +103,13 @@ def test_host_and_site_names():
     assert host_of("HTTP://WWW.A.test:81/x") == "a.test"
     assert site_name("http://127.0.0.1:8765/x") == "127.0.0.1:8765"
     assert site_name("https://www.a.test/x") == "a.test"
+
+
+def test_the_shipped_example_rules_load():
+    from ..conftest import ROOT
+
+    sites = {s.name: s for s in load_rules_file(ROOT / "samples" / "sites.toml")}
+    assert set(sites) == {"biquge-example", "wap-example"}
+    b = sites["biquge-example"]
+    assert b.allows("https://www.biquge.example/book/12/34.html") and not b.allows("https://www.biquge.example/search?q=1")
+    assert not sites["wap-example"].recrawl
