@@ -20,16 +20,16 @@ from functools import lru_cache
 from urllib.parse import parse_qsl, urldefrag, urljoin, urlsplit
 
 from fingerprint.html import (
-    _BLOCK_TAGS,
-    _BOILERPLATE_WORDS,
-    _DROP_TAGS,
-    _XML_DECLARATION,
-    _block_text,
-    _parse,
-    _remove_furniture,
-    _strip_tags,
-    _tidy,
+    BLOCK_TAGS,
+    BOILERPLATE_WORDS,
+    DROP_TAGS,
+    XML_DECLARATION,
+    block_text,
     html_to_text,
+    parse_html,
+    remove_furniture,
+    strip_tags,
+    tidy,
 )
 
 __all__ = ["KINDS", "Extracted", "Selectors", "extract", "is_chapter_text", "remove_site_lines"]
@@ -148,13 +148,13 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     Never raises on bad markup: broken HTML is repaired by lxml, markup lxml refuses is
     stripped of its tags, and an empty page is kind "other" with no text.
     """
-    html = _XML_DECLARATION.sub("", html or "", count=1)  # lxml refuses str input that declares an encoding
+    html = XML_DECLARATION.sub("", html or "", count=1)  # lxml refuses str input that declares an encoding
     html = _NOT_XML_CHARS.sub("", html)  # lxml parses them but refuses them when text is moved around
     if not html.strip():
         return Extracted("", "", "other")
-    tree = _parse(html)
+    tree = parse_html(html)
     if tree is None:
-        text = remove_site_lines(_strip_tags(html))
+        text = remove_site_lines(strip_tags(html))
         return Extracted("", text, "chapter" if is_chapter_text(text) else "other", extractor="regex")
     from lxml import etree
 
@@ -318,10 +318,10 @@ def _link_share(tree) -> float:
 
 
 def _is_furniture(el) -> bool:
-    if el.tag in _DROP_TAGS:
+    if el.tag in DROP_TAGS:
         return True
     words = re.split(r"[\s_\-]+", f"{el.get('id', '')} {el.get('class', '')}".lower())
-    return bool(_BOILERPLATE_WORDS.intersection(words))
+    return bool(BOILERPLATE_WORDS.intersection(words))
 
 
 # ----------------------------------------------------------------------------- title and parts
@@ -457,14 +457,14 @@ def _main_text(tree, html: str, rules: Selectors) -> tuple[str, str]:
                     texts.append(item)
                 else:
                     # A copy has no parent, so the furniture pass cannot drop the selected element itself.
-                    texts.append(_block_text(_remove_furniture(copy.deepcopy(item))))
-            text = _tidy("\n".join(texts))
+                    texts.append(block_text(remove_furniture(copy.deepcopy(item))))
+            text = tidy("\n".join(texts))
             if text:
                 return text, "rules"
-    root = _remove_furniture(tree)
+    root = remove_furniture(tree)
     block = _densest_block(root)
     if block is not None:
-        text = _block_text(block)
+        text = block_text(block)
         if text:
             return text, "density"
     text, meta = html_to_text(html)
@@ -504,8 +504,8 @@ def _densest_block(root):
     def is_line_block(el) -> bool:
         hit = line_cache.get(el)
         if hit is None:
-            hit = el.tag in _BLOCK_TAGS and el.tag not in _CONTAINERS and not any(
-                isinstance(d.tag, str) and (d.tag in _BLOCK_TAGS or d.tag == "br") for d in el.iterdescendants()
+            hit = el.tag in BLOCK_TAGS and el.tag not in _CONTAINERS and not any(
+                isinstance(d.tag, str) and (d.tag in BLOCK_TAGS or d.tag == "br") for d in el.iterdescendants()
             )
             line_cache[el] = hit
         return hit
@@ -514,7 +514,7 @@ def _densest_block(root):
         g = groups.get(el)
         if g is None:
             b = el
-            while (not isinstance(b.tag, str) or b.tag not in _BLOCK_TAGS) and b.getparent() is not None:
+            while (not isinstance(b.tag, str) or b.tag not in BLOCK_TAGS) and b.getparent() is not None:
                 b = b.getparent()
             g = b
             parent = b.getparent()

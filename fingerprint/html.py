@@ -13,30 +13,30 @@ import copy
 import logging
 import re
 
-__all__ = ["looks_like_html", "html_to_text"]
+__all__ = ["looks_like_html", "html_to_text", "parse_html", "remove_furniture", "block_text", "strip_tags", "tidy"]
 
 _STRONG_MARKERS = re.compile(r"<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<meta\s", re.I)
 _KNOWN_TAG = re.compile(
     r"</?(?:p|div|br|span|a|table|tr|td|li|ul|ol|h[1-6]|title|script|style|article|section|font|b|i|em|strong)\b[^<>]*>",
     re.I,
 )
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
+XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # lxml refuses them in text
 
 # Elements that never hold a page's main text.
-_DROP_TAGS = (
+DROP_TAGS = (
     "script", "style", "noscript", "template", "head", "nav", "header", "footer", "aside", "form",
     "iframe", "object", "embed", "svg", "canvas", "button", "select", "input", "textarea", "label",
     "menu", "dialog",
 )
 # id/class words (split on - _ and spaces) of site furniture; whole words only, so
 # "read-content" or "header-less" wording inside a name does not remove the chapter.
-_BOILERPLATE_WORDS = frozenset(
+BOILERPLATE_WORDS = frozenset(
     "nav navbar navigation menu topbar footer header sidebar breadcrumb breadcrumbs crumbs ad ads advert "
     "adsbygoogle advertisement banner comment comments share social copyright pagination pager "
     "related recommend popup modal cookie login toolbar".split()
 )
-_BLOCK_TAGS = frozenset(
+BLOCK_TAGS = frozenset(
     "address article aside blockquote body dd details div dl dt fieldset figcaption figure h1 h2 h3 h4 h5 h6 "
     "hr html li main ol p pre section summary table tbody td tfoot th thead tr ul center".split()
 )
@@ -64,23 +64,23 @@ def html_to_text(html: str) -> tuple[str, dict]:
     meta also has 'extractor': "trafilatura" or "lxml", saying which one produced the text.
     Broken markup is tolerated; markup lxml cannot parse at all is stripped of tags instead.
     """
-    html = _XML_DECLARATION.sub("", html, count=1)  # lxml refuses str input that declares an encoding
+    html = XML_DECLARATION.sub("", html, count=1)  # lxml refuses str input that declares an encoding
     html = _CONTROL.sub("", html)
     if not html.strip():
         return "", {"title": "", "extractor": "lxml"}
-    tree = _parse(html)
+    tree = parse_html(html)
     if tree is None:
-        return _strip_tags(html), {"title": "", "extractor": "regex"}
+        return strip_tags(html), {"title": "", "extractor": "regex"}
     title = _title(tree)
-    root = _remove_furniture(tree)
-    fallback = _block_text(root)
+    root = remove_furniture(tree)
+    fallback = block_text(root)
     main = _trafilatura_text(copy.deepcopy(tree)) if fallback else ""
     if main and _visible_len(main) >= _MIN_TRAFILATURA_SHARE * _visible_len(fallback):
         return main, {"title": title, "extractor": "trafilatura"}
     return fallback, {"title": title, "extractor": "lxml"}
 
 
-def _parse(html: str):
+def parse_html(html: str):
     from lxml import etree
     from lxml import html as lxml_html
 
@@ -107,7 +107,7 @@ def _title(tree) -> str:
 
 
 def _trafilatura_text(tree) -> str:
-    """trafilatura on the page after _remove_furniture: it can only narrow the text further."""
+    """trafilatura on the page after remove_furniture: it can only narrow the text further."""
     try:
         import trafilatura
     except ImportError as e:  # e.g. lxml 5.2+ without lxml_html_clean; the lxml path still works
@@ -120,10 +120,10 @@ def _trafilatura_text(tree) -> str:
     except Exception as e:  # a third-party heuristic must not turn a bad page into a traceback
         log.debug("trafilatura failed (%s); using the lxml extraction", e)
         return ""
-    return _tidy(text or "")
+    return tidy(text or "")
 
 
-def _remove_furniture(tree):
+def remove_furniture(tree):
     """Drop scripts, styles, navigation, headers, footers, ads and link lists; return the body."""
     from lxml import etree
 
@@ -131,14 +131,14 @@ def _remove_furniture(tree):
     root = body if body is not None else tree
     for el in list(root.iter(etree.Comment, etree.ProcessingInstruction)):
         _remove_keeping_tail(el)  # "line1<!-- ad -->line2" keeps line2
-    for el in list(root.iter(*_DROP_TAGS)):
+    for el in list(root.iter(*DROP_TAGS)):
         if el.getparent() is not None:
             el.drop_tree()  # keeps the tail text that follows the element
     for el in list(root.iter()):
         if not isinstance(el.tag, str) or el.getparent() is None:
             continue
         words = re.split(r"[\s_\-]+", f"{el.get('id', '')} {el.get('class', '')}".lower())
-        if _BOILERPLATE_WORDS.intersection(words) or _link_list(el):
+        if BOILERPLATE_WORDS.intersection(words) or _link_list(el):
             el.drop_tree()
     return root
 
@@ -156,7 +156,7 @@ def _remove_keeping_tail(el) -> None:
     parent.remove(el)
 
 
-def _block_text(root) -> str:
+def block_text(root) -> str:
     """All text under `root`, one line per block element or <br>."""
     from lxml import etree
 
@@ -164,16 +164,16 @@ def _block_text(root) -> str:
     for event, el in etree.iterwalk(root, events=("start", "end")):
         tag = el.tag if isinstance(el.tag, str) else ""
         if event == "start":
-            if tag in _BLOCK_TAGS or tag == "br":
+            if tag in BLOCK_TAGS or tag == "br":
                 parts.append("\n")
             if tag and el.text:  # comments and processing instructions have no visible text
                 parts.append(el.text)
         else:
-            if tag in _BLOCK_TAGS:
+            if tag in BLOCK_TAGS:
                 parts.append("\n")
             if el.tail and el is not root:
                 parts.append(el.tail)
-    return _tidy("".join(parts))
+    return tidy("".join(parts))
 
 
 def _link_list(el) -> bool:
@@ -187,7 +187,7 @@ def _link_list(el) -> bool:
     return linked > 0.6 * text
 
 
-def _tidy(text: str) -> str:
+def tidy(text: str) -> str:
     """Strip each line (ASCII, full-width and no-break spaces) and drop empty lines."""
     lines = (" ".join(line.split()) for line in text.replace("\r", "\n").split("\n"))
     return "\n".join(line for line in lines if line)
@@ -197,9 +197,9 @@ def _visible_len(text: str) -> int:
     return len(text) - sum(text.count(c) for c in " \n\t\u3000\xa0")
 
 
-def _strip_tags(html: str) -> str:
+def strip_tags(html: str) -> str:
     import html as html_entities
 
     html = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", " ", html)
     html = re.sub(r"(?i)<br\s*/?>|</?(?:p|div|li|tr|h[1-6])\b[^>]*>", "\n", html)
-    return _tidy(html_entities.unescape(re.sub(r"<[^>]*>", " ", html)))
+    return tidy(html_entities.unescape(re.sub(r"<[^>]*>", " ", html)))

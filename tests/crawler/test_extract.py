@@ -311,7 +311,7 @@ def test_empty_page_is_other(page):
 
 
 def test_markup_lxml_refuses_is_stripped_of_tags(monkeypatch):
-    monkeypatch.setattr(extract_module, "_parse", lambda html: None)
+    monkeypatch.setattr(extract_module, "parse_html", lambda html: None)
     e = extract("<div>" + "<br>".join(PROSE) + "</div><script>var x = '脚本里的字';</script>", URL)
     assert e.extractor == "regex" and e.text.split("\n") == PROSE and e.kind == "chapter"
 
