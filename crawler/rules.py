@@ -84,9 +84,10 @@ class SiteRules:
         return any(p.search(url) for p in self._chapters)
 
     def to_dict(self) -> dict[str, Any]:
-        """The rules as plain values (for the store and for Scrapy's spider arguments)."""
+        """The rules that differ from the defaults, as plain values (for the store and for the spider)."""
+        defaults = _DEFAULTS
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()
-                if not k.startswith("_") and v not in ((), "", None)}
+                if not k.startswith("_") and v != defaults[k]}
 
 
 def host_of(url: str) -> str:
@@ -103,6 +104,7 @@ def site_name(url: str) -> str:
 
 
 _FIELDS = {f.name: f for f in fields(SiteRules) if not f.name.startswith("_")}
+_DEFAULTS = {k: v for k, v in asdict(SiteRules()).items() if not k.startswith("_")}
 _LISTS = {"start_urls", "allowed_domains", "follow", "deny", "chapter_urls"}
 
 

@@ -161,7 +161,11 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
     return {"indexed": pipeline.reindex(self.ctx)}
 
 
-@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.daily")
+# Acknowledged when it starts, unlike the page tasks: the re-crawl can outlast the broker's
+# visibility timeout (1 h on Redis), and a late ack would have another worker start a second
+# daily run every hour. A daily run lost with its worker is made up by the next one, which
+# sends every page still queued.
+@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.daily", acks_late=False)
 def daily(self: PipelineTask) -> dict[str, Any]:
     """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, re-crawl
     the sites, then send a process_page task for every queued page and every failed page

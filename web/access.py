@@ -25,7 +25,7 @@ from .accounts import sign_in, session_token
 from .services import services
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-PUBLIC = frozenset({"auth.login", "static"})
+PUBLIC = frozenset({"auth.login", "auth.healthz", "static"})
 API_PREFIX = "/api/"
 
 csrf = CSRFProtect()

@@ -51,6 +51,13 @@ def login() -> Any:
     return redirect(safe_next(next_url))
 
 
+@bp.route("/healthz")
+def healthz() -> Any:
+    """For load balancers and container health checks: the app answers and its store does too."""
+    services().store.counts()  # a store that cannot be reached becomes the 503 page
+    return "ok", 200, {"Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"}
+
+
 @bp.route("/logout", methods=["POST"])
 @reads_only
 def logout() -> Any:

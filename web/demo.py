@@ -43,13 +43,13 @@ def _step(n: int, text: str) -> None:
     click.echo(f"[{n}/5] {text}")
 
 
-def _register(settings: Settings) -> int:
+def _register(settings: Settings, originals: Path, title: str) -> int:
     from tracker.context import Context
     from tracker.registry import register_work
 
     ctx = Context(settings)
     try:
-        report = register_work(ctx, WORK, str(SAMPLES), author=AUTHOR)
+        report = register_work(ctx, title, str(originals), author=AUTHOR if originals == SAMPLES else "")
         return sum(1 for _ in ctx.store.chapters(work=report.work.id))
     finally:
         ctx.close()
@@ -94,10 +94,12 @@ def _account(settings: Settings, name: str, password: str) -> None:
               help="Folder of the demo's data [FPT_HOME/demo].")
 @click.option("--user", "name", default="demo", show_default=True, help="Name of the demo account (an admin).")
 @click.option("--password", default=None, help="Its password [a new random one, printed].")
+@click.option("--originals", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A folder of chapter .txt files to use instead of the sample novel (samples/originals).")
 @click.option("--keep", is_flag=True, help="Keep the data of the previous demo (by default it starts afresh).")
 @click.option("--no-serve", is_flag=True, help="Prepare everything but do not start the admin.")
 @click_errors(AccountError)
-def demo(host, port, home, name, password, keep, no_serve):
+def demo(host, port, home, name, password, originals, keep, no_serve):
     """Run the whole system on a sample novel and a sample pirate site, then open the admin.
 
     Registers a sample work, serves a pirate site copying it on 127.0.0.1,
@@ -111,8 +113,11 @@ def demo(host, port, home, name, password, keep, no_serve):
     """
     from crawler.sample_site import SampleSite, chapters_from_folder
 
-    if not SAMPLES.is_dir():
-        raise click.ClickException(f"the sample novel is not at {SAMPLES}; run the demo from a checkout of fptrack")
+    originals = originals or SAMPLES
+    if not originals.is_dir():
+        raise click.ClickException(f"the sample novel is not at {SAMPLES} (it ships with a checkout of fptrack, "
+                                   "not with the package); give a folder of chapter files with --originals")
+    title = WORK if originals == SAMPLES else originals.name
     if not no_serve and not _port_free(host, port):
         raise click.ClickException(f"port {port} on {host} is in use; choose another with --port {port + 1}")
     home = home or Settings.load().home / "demo"  # apart from the user's own data
@@ -122,9 +127,9 @@ def demo(host, port, home, name, password, keep, no_serve):
     settings = Settings.load({"FPT_HOME": str(home)})  # embedded: no MongoDB, Redis or broker
     t0 = time.perf_counter()
 
-    n = _register(settings)
-    _step(1, f"registered {WORK} ({n} chapters) in {home}")
-    with SampleSite(chapters_from_folder(SAMPLES), slow_delay=3.0, huge_bytes=2_000_000) as site:
+    n = _register(settings, originals, title)
+    _step(1, f"registered {title} ({n} chapters) in {home}")
+    with SampleSite(chapters_from_folder(originals), slow_delay=3.0, huge_bytes=2_000_000) as site:
         pages = sum(1 for kind in site.expected.values() if kind == "chapter")
         _step(2, f"sample pirate site on {site.url}/ ({pages} chapter pages in five encodings, a split chapter, "
                  "ads, 404s, a redirect, a slow and a huge page, traps, robots.txt)")
@@ -132,7 +137,7 @@ def demo(host, port, home, name, password, keep, no_serve):
     def reasons(counts: dict[str, int]) -> str:
         return ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
 
-    _step(3, f"crawled: {r['fetched']} pages fetched, {r['stored']} stored, {r['matched']} copying {WORK}; "
+    _step(3, f"crawled: {r['fetched']} pages fetched, {r['stored']} stored, {r['matched']} copying {title}; "
              f"skipped: {reasons(r['skipped_reasons'])}; failed: {reasons(r['failed_reasons'])}")
     password = password or secrets.token_urlsafe(9)
     _account(settings, name, password)

@@ -18,7 +18,7 @@ GET = {
     "/api/export/<name>.<fmt>": {"name": "works", "fmt": "json"},
     "/api/me": {}, "/api/dashboard": {}, "/api/works": {}, "/api/works/<work_id>": {"work_id": "山城旧事"},
     "/api/sites": {}, "/api/sites/view": {"name": "biquge"}, "/api/matches": {}, "/api/matches/view": M1,
-    "/api/takedown": {"site": "biquge"}, "/api/search": {"q": "1.html"},
+    "/api/takedown": {"site": "biquge"}, "/api/search": {"q": "1.html"}, "/healthz": {},
 }
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
@@ -75,3 +75,18 @@ def test_every_change_is_refused_to_viewers_and_allowed_to_admins(app, store, ru
     assert change(viewer, rule).status_code == 403
     assert store.get_match(M1["page_key"], M1["chapter"]).history == []
     assert change(admin, rule).status_code in (200, 302)
+
+
+def test_health_check_needs_no_sign_in_and_reports_a_store_that_is_down(app):
+    r = app.test_client().get("/healthz")
+    assert (r.status_code, r.get_data(as_text=True)) == (200, "ok")
+
+    class Down:
+        def counts(self):
+            from tracker.store import StoreError
+
+            raise StoreError("MongoDB at mongodb://mongo:27017 failed: connection refused")
+
+    broken = create_app({"SECRET_KEY": "k", "STORE": Down(), "SETTINGS": Settings()})
+    r = broken.test_client().get("/healthz")
+    assert r.status_code == 503 and "Traceback" not in r.get_data(as_text=True)
