@@ -51,11 +51,16 @@ class StorePipeline:
             meta["part_urls"] = "\n".join(item.parts)
         page = Page(key=item.url, text=item.text, url=item.url, site=item.site, fetched_at=item.fetched_at, meta=meta)
         try:
+            before = self._site_of(item.url)
             stored, changed = self.ctx.store.upsert_page(page)
         except StoreError as e:
             count(self.stats, item.site, "failed", "the store refused the page")
             log.error("cannot store %s: %s", item.url, e)
             raise DropItem(f"cannot store the page: {e}") from e
+        if not changed and before not in (None, item.site):
+            # The same page under another site name (a site added with rules after an ad-hoc crawl):
+            # matched again so that its matches carry the new name too.
+            changed = True
         if changed or stored.status == "queued":
             count(self.stats, item.site, "stored")
             self.queued.append((stored.key, item.site))
@@ -64,6 +69,14 @@ class StorePipeline:
         else:
             count(self.stats, item.site, "unchanged")
         return item
+
+    def _site_of(self, key: str) -> str | None:
+        from tracker.store import NotFound
+
+        try:
+            return self.ctx.store.get_page(key).site
+        except NotFound:
+            return None
 
     def close_spider(self, spider=None):
         try:

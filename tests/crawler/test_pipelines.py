@@ -105,3 +105,17 @@ def test_encoding_middleware_obeys_a_forced_encoding():
     body = "<html><body>山城的雨</body></html>".encode("gbk")
     r = _response(body, "text/html; charset=utf-8", **{FORCE_ENCODING: "gbk"})
     assert "山城的雨" in EncodingMiddleware().process_response(r.request, r).text
+
+
+def test_a_page_seen_under_a_new_site_name_is_matched_again(settings, stats):
+    ctx = Context(settings)
+    register_work(ctx, "山城旧事", str(ORIGINALS))
+    ctx.close()
+    for site in ("127.0.0.1:8766", "biquge"):
+        p = StorePipeline(settings, stats)
+        p.open_spider()
+        p.process_item(PageItem(url="http://127.0.0.1:8766/2.html", site=site, text=TEXT))
+        p.close_spider()
+    ctx = Context(settings)
+    assert [m.site for m in ctx.store.matches()] == ["biquge"]
+    ctx.close()
