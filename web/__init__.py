@@ -21,6 +21,7 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_IP_WINDOW": 900,
     "PROXY_HOPS": 0,  # proxies in front of the app whose X-Forwarded-For to trust (for the address limit)
     "PER_PAGE": 50,
+    "SUMMARY_TTL": 10,  # seconds the dashboard, works and sites summaries are shared between requests
 }
 
 
@@ -65,7 +66,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
     app.extensions["fptrack"] = Services(settings, app.config.get("STORE"),
                                          login_ip_failures=int(app.config["LOGIN_IP_MAX_FAILURES"]),
-                                         login_ip_window=float(app.config["LOGIN_IP_WINDOW"]))
+                                         login_ip_window=float(app.config["LOGIN_IP_WINDOW"]),
+                                         summary_ttl=float(app.config["SUMMARY_TTL"]))
     filters.init_app(app)
     access.init_app(app)
     errors.init_app(app)

@@ -178,6 +178,15 @@ def me() -> dict[str, Any]:
     return {"me": None}
 
 
+def forget_snapshots(response):
+    """A change made through the admin shows at once on the summaries."""
+    if request.method not in ("GET", "HEAD", "OPTIONS") and response.status_code < 400:
+        from .services import services
+
+        services().snapshots.clear()
+    return response
+
+
 def init_app(app: Flask) -> None:
     app.session_interface = SessionInterface()
     csrf.init_app(app)
@@ -185,4 +194,5 @@ def init_app(app: Flask) -> None:
     login_manager.login_view = "auth.login"
     app.before_request(guard)
     app.after_request(security_headers)
+    app.after_request(forget_snapshots)
     app.context_processor(me)

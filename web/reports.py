@@ -19,6 +19,7 @@ from tracker.store import MATCH_STATUSES, PAGE_STATUSES, CrawlRun, MatchRecord, 
 
 from .catalog import ChapterCatalog, Outline
 from .params import ACTIVE, Paging
+from .snapshots import Snapshots
 
 ACTIVE_STATUSES = tuple(s for s in MATCH_STATUSES if s != "dismissed")
 EXPORT_BATCH = 1000
@@ -73,8 +74,9 @@ def run_row(r: CrawlRun) -> dict[str, Any]:
 class Reports:
     """The reports of one request, on the app's store and chapter catalog."""
 
-    def __init__(self, store: Store, catalog: ChapterCatalog):
+    def __init__(self, store: Store, catalog: ChapterCatalog, snapshots: Snapshots | None = None):
         self.store, self.catalog = store, catalog
+        self.snapshots = snapshots or Snapshots(0)
 
     @cached_property
     def outline(self) -> Outline:
@@ -89,6 +91,9 @@ class Reports:
     # ---- dashboard -------------------------------------------------------------
 
     def dashboard(self, days: int = 30, today: date | None = None) -> dict[str, Any]:
+        return self.snapshots.get(("dashboard", days, today), lambda: self._dashboard(days, today))
+
+    def _dashboard(self, days: int, today: date | None) -> dict[str, Any]:
         per_day = {str(r["day"]): r["matches"] for r in self.store.match_summary(["day"])}
         top = summary(self.store, ["site"])[:TOP]
         return {
@@ -103,6 +108,9 @@ class Reports:
 
     def works(self, scope: str = ACTIVE) -> list[dict[str, Any]]:
         """Every work with how much of it is copied and where."""
+        return self.snapshots.get(("works", scope), lambda: self._works(scope))
+
+    def _works(self, scope: str) -> list[dict[str, Any]]:
         agg: dict[str, dict[str, Any]] = {}
         for r in summary(self.store, ["work", "chapter"], scope=scope):
             a = agg.setdefault(r["work"], {"copied": 0, "matches": 0, "first_seen": None, "last_seen": None})
@@ -177,6 +185,9 @@ class Reports:
 
     def sites(self, scope: str = ACTIVE) -> list[dict[str, Any]]:
         """Every site seen in pages, matches or the crawl configuration."""
+        return self.snapshots.get(("sites", scope), lambda: self._sites(scope))
+
+    def _sites(self, scope: str) -> list[dict[str, Any]]:
         rows: dict[str, dict[str, Any]] = {}
 
         def row(name: str) -> dict[str, Any]:

@@ -18,14 +18,16 @@ from tracker.store.open import open_store
 from .catalog import ChapterCatalog
 from .limits import FailureLimiter
 from .reports import Reports
+from .snapshots import Snapshots
 
 ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loaded again from the store
 
 
 class Services:
     def __init__(self, settings: Settings, store: Store | None = None, *, login_ip_failures: int = 30,
-                 login_ip_window: float = 900):
+                 login_ip_window: float = 900, summary_ttl: float = 10.0):
         self.settings = settings
+        self.snapshots = Snapshots(summary_ttl)
         self._store = store
         self._lock = threading.Lock()
         self.catalog = ChapterCatalog()
@@ -54,7 +56,7 @@ class Services:
         """
         with self._engine_lock:
             if self._context is None or not self.settings.redis_url:
-                chapters = self.store.counts()["chapters"]
+                chapters = self.store.count_chapters()
                 stale = (self._context_key is None or self._context_key[0] != chapters
                          or time.monotonic() - self._context_key[1] > ENGINE_MAX_AGE)
                 if self._context is None or stale:
@@ -74,4 +76,4 @@ def store() -> Store:
 def reports() -> Reports:
     """The reports of this request."""
     s = services()
-    return Reports(s.store, s.catalog)
+    return Reports(s.store, s.catalog, s.snapshots)

@@ -731,3 +731,16 @@ class ReportContract:
         assert (u.failed_logins, u.locked_until, u.password_hash) == (0, None, "h")
         with pytest.raises(NotFound):
             store.record_login("nobody", False, max_failures=3, lock_for=lock)
+
+    def test_chapter_headers_and_counts_leave_the_texts_out(self, store):
+        store.upsert_chapter(chapter("B/2", text="乙" * 50, number=2))
+        store.upsert_chapter(chapter("B/1", text="甲" * 50, number=1))
+        store.upsert_chapter(chapter("A/9", text="丙" * 50, number=9))
+        heads = store.chapter_headers()
+        full = list(store.chapters())
+        assert [h.key for h in heads] == [c.key for c in full] == ["A/9", "B/1", "B/2"]
+        assert all(h.text == "" for h in heads)
+        assert [(h.title, h.number, h.doc, h.content_hash) for h in heads] == [
+            (c.title, c.number, c.doc, c.content_hash) for c in full]
+        assert [h.key for h in store.chapter_headers(work="B")] == ["B/1", "B/2"]
+        assert (store.count_chapters(), store.count_chapters(work="B"), store.count_chapters(work="Z")) == (3, 2, 0)

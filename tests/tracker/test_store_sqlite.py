@@ -237,3 +237,32 @@ def test_open_store_home_not_creatable(tmp_path):
     blocker.write_text("x")
     with pytest.raises(StoreError, match="FPT_HOME"):
         open_store(None, blocker / "home")
+
+
+def test_threads_read_side_by_side_while_one_writes(tmp_path):
+    import threading
+
+    s = SQLiteStore(tmp_path / "t.sqlite3")
+    s.upsert_chapter(chapter("W/1", text="甲" * 50))
+    errors: list[BaseException] = []
+    seen: list[int] = []
+
+    def reader():
+        try:
+            for _ in range(100):
+                seen.append(s.count_matches(work="W"))
+                s.matches(work="W", limit=5)
+        except BaseException as e:  # any error in a thread fails the test below
+            errors.append(e)
+
+    threads = [threading.Thread(target=reader) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for i in range(200):
+        s.upsert_match(match(f"https://a.test/{i}", "W/1"))
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert seen == sorted(seen) or max(seen) <= 200  # counts only grow, never beyond what was written
+    assert s.count_matches(work="W") == 200
+    s.close()

@@ -177,6 +177,14 @@ class Store(ABC):
         """Chapters (of one work), by work then number then key."""
 
     @abstractmethod
+    def chapter_headers(self, work: str | None = None) -> list[Chapter]:
+        """Chapters (of one work) without their texts (text is ""), in the order of `chapters`."""
+
+    @abstractmethod
+    def count_chapters(self, work: str | None = None) -> int:
+        """How many chapters (of one work) are registered."""
+
+    @abstractmethod
     def delete_chapter(self, key: str) -> None:
         """Remove a chapter and its fingerprints (its matches stay, for the record)."""
 

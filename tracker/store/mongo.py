@@ -78,6 +78,7 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], bool]]] = {
         ([("status", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
         ([("site", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
         ([("fetched_at", DESCENDING), ("key", ASCENDING)], False),
+        ([("site", ASCENDING), ("status", ASCENDING), ("fetched_at", DESCENDING)], False),
     ],
     "fingerprints": [
         ([("chapter", ASCENDING), ("params_hash", ASCENDING)], True),
@@ -88,6 +89,8 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], bool]]] = {
         ([("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
         ([("work", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
         ([("site", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
+        ([("site", ASCENDING), ("status", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING),
+          ("chapter", ASCENDING)], False),
         ([("status", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
         ([("chapter", ASCENDING)], False),
         ([("first_seen", ASCENDING)], False),
@@ -363,6 +366,16 @@ class MongoStore(Store):
         query = {} if work is None else {"work": work}
         return self._iter(lambda: self._chapters.find(query, NO_ID).sort(
             [("work", ASCENDING), ("number", ASCENDING), ("key", ASCENDING)]), _chapter)
+
+    @_guarded
+    def chapter_headers(self, work: str | None = None) -> list[Chapter]:
+        cursor = self._chapters.find(_query((("work", work),)), {"_id": False, "text": False}).sort(
+            [("work", ASCENDING), ("number", ASCENDING), ("key", ASCENDING)])
+        return [_chapter({**d, "text": ""}) for d in cursor]
+
+    @_guarded
+    def count_chapters(self, work: str | None = None) -> int:
+        return self._chapters.count_documents(_query((("work", work),)))
 
     @_guarded
     def delete_chapter(self, key: str) -> None:

@@ -134,6 +134,8 @@ CREATE INDEX IF NOT EXISTS matches_status ON matches (status, containment DESC, 
 CREATE INDEX IF NOT EXISTS matches_chapter ON matches (chapter);
 CREATE INDEX IF NOT EXISTS matches_first_seen ON matches (first_seen);
 CREATE INDEX IF NOT EXISTS matches_last_seen ON matches (last_seen);
+CREATE INDEX IF NOT EXISTS matches_site_status ON matches (site, status, containment DESC, page, chapter);
+CREATE INDEX IF NOT EXISTS pages_site_status ON pages (site, status, fetched_at);
 CREATE INDEX IF NOT EXISTS matches_similarity ON matches (similarity);
 CREATE INDEX IF NOT EXISTS matches_page_share ON matches (page_share);
 CREATE INDEX IF NOT EXISTS pages_fetched ON pages (fetched_at DESC, key);
@@ -277,6 +279,11 @@ class SQLiteStore(Store):
     def __init__(self, path: str | Path):
         self.path = str(path)
         self._lock = threading.RLock()
+        # Reads go through one connection per thread, so the admin's threads read side by side
+        # (WAL lets readers run during a write); writes share one connection and the lock.
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._closed = False
         try:
             self._conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                          check_same_thread=False)
@@ -340,7 +347,25 @@ class SQLiteStore(Store):
                 raise
             self._conn.execute("COMMIT")
 
+    def _reader(self) -> sqlite3.Connection | None:
+        """This thread's read connection (None for an in-memory store: it cannot have a second one)."""
+        if self._closed:
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        conn = getattr(self._local, "conn", None)
+        if conn is None and self.path != ":memory:" and not self.path.startswith("file::memory:"):
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                   check_same_thread=False)
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            with self._lock:
+                self._readers.append(conn)
+            self._local.conn = conn
+        return conn
+
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        conn = self._reader()
+        if conn is not None:
+            return conn.execute(sql, args).fetchall()
         with self._lock:
             return self._conn.execute(sql, args).fetchall()
 
@@ -379,6 +404,10 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
             self._conn.close()
 
     # ---- works -----------------------------------------------------------------
@@ -435,6 +464,18 @@ class SQLiteStore(Store):
         where, args = ("WHERE work = ?", [work]) if work is not None else ("", [])
         return self._iter(f"SELECT key FROM chapters {where} ORDER BY work, number, key", args,
                           "SELECT * FROM chapters WHERE key IN", [], lambda r: r["key"], _chapter)
+
+    @_guarded
+    def chapter_headers(self, work: str | None = None) -> list[Chapter]:
+        cond, args = _where((("work", work),))
+        rows = self._read(f"SELECT doc, key, work, title, '' AS text, number, content_hash, updated_at FROM chapters "
+                          f"{cond} ORDER BY work, number, key", args)
+        return [_chapter(r) for r in rows]
+
+    @_guarded
+    def count_chapters(self, work: str | None = None) -> int:
+        cond, args = _where((("work", work),))
+        return self._read(f"SELECT COUNT(*) FROM chapters {cond}", args)[0][0]
 
     @_guarded
     def delete_chapter(self, key: str) -> None:
