@@ -134,7 +134,10 @@ class Reports:
 
     def work(self, work_id: str, scope: str = ACTIVE) -> dict[str, Any]:
         """Where one work is copied: sites ranked by chapters copied, coverage, and a chapter-by-site matrix."""
-        w = self.store.get_work(work_id)
+        w = self.store.get_work(work_id)  # outside the snapshot: an unknown work is a 404 at once
+        return self.snapshots.get(("work", w.id, scope), lambda: self._work(w, scope))
+
+    def _work(self, w, scope: str) -> dict[str, Any]:
         chapters = self.outline.of_work(w.id)
         total = len(chapters)
         sites: dict[str, dict[str, Any]] = {}
