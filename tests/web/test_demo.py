@@ -61,3 +61,14 @@ def test_a_busy_port_gets_a_message(tmp_path):
         port = s.getsockname()[1]
         r = demo(tmp_path, "--port", str(port))
     assert r.returncode == 1 and f"port {port} on 127.0.0.1 is in use" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_admin_loads_no_scrapy_and_the_crawler_no_flask():
+    code = ("import sys, web, web.demo, web.cli; web.create_app; "
+            "print(sorted(m for m in ('scrapy', 'twisted') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"
+    code = ("import sys, crawler.cli, crawler.run, crawler.spiders.novel, crawler.pipelines.store; "
+            "print(sorted(m for m in ('flask', 'flask_login', 'flask_wtf') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"
