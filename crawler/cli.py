@@ -10,13 +10,14 @@ from fingerprint.cli.common import quiet_option, write_records
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.store import NotFound, Site
 
+from .frontier import JobBusy
 from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for_urls
 
 SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetched", "stored", "skipped", "failed",
                 "matches"]
 SUMMARY_COLUMNS = ["site", "fetched", "chapters", "stored", "unchanged", "skipped", "failed", "matched"]
 
-rules_errors = click_errors(RulesError)  # rule mistakes become one line naming the key and the fix
+rules_errors = click_errors(RulesError, JobBusy)  # rule mistakes become one line naming the key and the fix
 
 
 def stored_rules(site: Site) -> SiteRules:

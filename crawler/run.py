@@ -13,7 +13,7 @@ from typing import Any
 from tracker.settings import Settings
 
 from .counts import by_site
-from .frontier import SHARED_IDLE_WAIT, clear_frontier, frontier_settings, job_name
+from .frontier import SHARED_IDLE_WAIT, Membership, clear_frontier, frontier_settings, job_name
 from .rules import SiteRules
 from .tracking import JOB, PROCESS_PAGES, TRACKER_SETTINGS
 
@@ -80,12 +80,24 @@ def run_crawl(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimit
     """Crawl `sites` (blocking) and store their pages through the tracker; returns what happened.
 
     `on_response(url)` is called for every response (progress display)."""
-    from scrapy import signals
-    from scrapy.crawler import CrawlerProcess
-    from .spiders.novel import NovelSpider
-
     limits = limits or CrawlLimits()
     job = job or job_name([s.name for s in sites])
+    member = Membership(settings, job)
+    member.join()  # raises JobBusy when the job runs in another process on disk
+    try:
+        return _run(settings, sites, limits, job, member, fresh=fresh, process=process, log_level=log_level,
+                    on_response=on_response)
+    finally:
+        member.leave()
+
+
+def _run(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits, job: str, member: Membership, *,
+         fresh: bool, process: bool, log_level: str, on_response) -> CrawlResult:
+    from scrapy import signals
+    from scrapy.crawler import CrawlerProcess
+
+    from .spiders.novel import NovelSpider
+
     if fresh:
         clear_frontier(settings, job)
     base = _default_settings()
@@ -101,6 +113,7 @@ def run_crawl(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimit
                      "scrapy.core.scraper"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
     crawler = process_.create_crawler(NovelSpider)
+    crawler.signals.connect(lambda **_: member.beat(), signal=signals.response_received)
     if on_response is not None:
         crawler.signals.connect(lambda response, **_: on_response(response.url), signal=signals.response_received)
     idle = SHARED_IDLE_WAIT if settings.redis_url else 0
@@ -108,7 +121,7 @@ def run_crawl(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimit
     process_.start()
     outcome = crawler.stats.get_value("finish_reason") or "finished"
     resumable = outcome in RESUMABLE
-    if not resumable:
+    if not resumable and member.leave():  # the last crawler of a shared job clears its frontier
         clear_frontier(settings, job)
     found = by_site(crawler.stats.get_stats())
     for site in sites:  # a site that answered nothing is reported too

@@ -193,3 +193,16 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(registered, site):
     chapter_paths = {p for p, kind in site.expected.items() if kind == "chapter"}
     assert chapter_paths <= {p.key.removeprefix(site.url) for p in ctx.store.pages()}
     ctx.close()
+
+
+def test_the_same_job_twice_at_once_on_disk_gets_a_message(registered, site):
+    from crawler.frontier import Membership, job_name
+    from crawler.rules import site_name
+
+    held = Membership(registered, job_name([site_name(site.url + "/")]))  # the job the command will run
+    held.join()
+    try:
+        r = fptrack(registered, "crawl", site.url + "/", *FAST, check=False)
+    finally:
+        held.leave()
+    assert r.returncode == 1 and "is running in another process" in r.stderr and "Traceback" not in r.stderr
