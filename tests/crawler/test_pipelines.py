@@ -119,3 +119,27 @@ def test_a_page_seen_under_a_new_site_name_is_matched_again(settings, stats):
     ctx = Context(settings)
     assert [m.site for m in ctx.store.matches()] == ["biquge"]
     ctx.close()
+
+
+def test_with_a_broker_the_pages_go_to_the_workers(settings, stats):
+    from tracker import tasks
+    from tracker.celery_app import create_celery
+
+    ctx = Context(settings)
+    register_work(ctx, "山城旧事", str(ORIGINALS))
+    ctx.close()
+    app = create_celery(settings, task_always_eager=True)  # the workers' code, run in this process
+    p = StorePipeline(settings, stats)
+    p.open_spider()
+    p.app = app  # what open_spider does when FPT_BROKER_URL is set
+    try:
+        p.process_item(PageItem(url="http://s.test/2.html", site="s.test", text=TEXT))
+        p.close_spider()
+    finally:
+        tasks.use_context(app, None)
+    c = counts(stats)["counts"]
+    assert c["sent to the workers"] == 1 and "processed" not in c  # matched by the task, not here
+    ctx = Context(settings)
+    assert ctx.store.get_page("http://s.test/2.html").status == "done"
+    assert [m.page for m in ctx.store.matches()] == ["http://s.test/2.html"]
+    ctx.close()
