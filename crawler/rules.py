@@ -53,8 +53,8 @@ class SiteRules:
     delay: float | None = None  # seconds between two requests to the site
     concurrency: int | None = None  # requests at once to the site
     obey_robots: bool = True
-    max_pages: int | None = None
-    depth: int | None = None
+    max_pages: int | None = None  # stop following the site's links after fetching this many of its pages
+    depth: int | None = None  # link depth for this site, at most the crawl's (--depth, 6 by default)
     recrawl: bool = True  # crawled again by the daily run
     _follow: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
     _deny: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)

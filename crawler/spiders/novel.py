@@ -96,6 +96,13 @@ class NovelSpider(scrapy.Spider):
         return self.sites[meta[SITE]]
 
     def _follow(self, response: Response, site: SiteRules, ex: Extracted) -> Iterator[Request]:
+        # A site's own limits (its rules' depth and max_pages) under the crawl's global ones.
+        if site.depth is not None and int(response.meta.get("depth", 0)) >= site.depth:
+            return
+        if site.max_pages is not None and self._fetched(site) >= site.max_pages:
+            if ex.links:
+                count(self.crawler.stats, site.name, "skipped", "links not followed: the site's max_pages reached")
+            return
         # The next part of a split chapter is fetched by the chain that joins it, not as a page of its own.
         seen: set[str] = {normalize_url(ex.next_part)} if ex.next_part and ex.kind == "chapter" else set()
         for link in ex.links:
@@ -113,6 +120,9 @@ class NovelSpider(scrapy.Spider):
                 count(self.crawler.stats, site.name, "skipped", f"link not followed: {reason}")
                 continue
             yield self._request(url, site)
+
+    def _fetched(self, site: SiteRules) -> int:
+        return int(self.crawler.stats.get_value(f"site/{site.name.replace('/', '∕')}/fetched", 0))
 
     # ---- responses -------------------------------------------------------------
 

@@ -156,3 +156,20 @@ def test_http_errors_are_classified_by_status():
     for status, kind in ((404, "skipped"), (410, "skipped"), (503, "failed"), (429, "failed")):
         err = HttpError(Response("http://a.test/x", status=status), "Ignoring non-200 response")
         assert classify(Failure(err), crawler.settings) == (kind, f"HTTP {status}")
+
+
+def test_a_sites_own_depth_and_page_limits_apply():
+    crawler = get_crawler(NovelSpider, {"LOG_LEVEL": "WARNING"})
+    s = NovelSpider.from_crawler(crawler, sites=[{"name": "novels.test", "start_urls": ["http://novels.test/"],
+                                                  "depth": 1, "max_pages": 3}])
+    html = page(LINES)
+    shallow = [o for o in s.parse(response(s, "http://novels.test/book/1/1.html", html, depth=0))
+               if isinstance(o, Request)]
+    assert shallow  # depth 0 < 1: links followed
+    deep = [o for o in s.parse(response(s, "http://novels.test/book/1/2.html", html, depth=1))
+            if isinstance(o, Request)]
+    assert deep == []  # at the site's depth: its links are not followed
+    list(s.parse(response(s, "http://novels.test/book/1/3.html", html, depth=0)))  # the 3rd page fetched
+    assert [o for o in s.parse(response(s, "http://novels.test/book/1/4.html", html, depth=0))
+            if isinstance(o, Request)] == []
+    assert "links not followed: the site's max_pages reached" in stats(s)["skipped"]
