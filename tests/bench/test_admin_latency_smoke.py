@@ -11,18 +11,14 @@ from bench import admin_latency
 from bench.common import BenchError
 
 from ..conftest import ROOT, need
+from .tables import table_rows as read_rows
 
 ROWS = ["static file (floor)", "dashboard", "matches, page 1", "matches, page 20", "matches of one site, confirmed",
         "work report", "match evidence", "JSON API: matches", "sites"]
 
 
 def table_rows(out: str) -> dict[str, list[str]]:
-    rows = {}
-    for line in out.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("| ") and cells[0] in ROWS:
-            rows[cells[0]] = cells[1:]
-    return rows
+    return read_rows(out, ROWS)
 
 
 @pytest.mark.slow

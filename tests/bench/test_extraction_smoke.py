@@ -9,17 +9,13 @@ from bench import extraction
 from bench.common import BenchError
 
 from ..conftest import ROOT
+from .tables import table_rows as read_rows
 
 ROWS = ["crawler.extract", "trafilatura (favor_recall)", "fingerprint.html.html_to_text"]
 
 
 def table_rows(out: str) -> dict[str, list[str]]:
-    rows = {}
-    for line in out.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("| ") and cells[0] in ROWS:
-            rows[cells[0]] = cells[1:]
-    return rows
+    return read_rows(out, ROWS)
 
 
 def test_table_has_the_three_extractors(capsys):
