@@ -10,9 +10,6 @@ from collections.abc import Mapping
 from typing import Any
 
 PREFIX = "site/"
-#: The counters a crawl run reports, in display order.
-COUNTERS = ("fetched", "chapters", "catalogues", "stored", "unchanged", "skipped", "failed", "matched",
-            "processed")
 
 
 def count(stats: Any, site: str, what: str, reason: str = "", n: int = 1) -> None:
