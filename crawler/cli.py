@@ -130,6 +130,10 @@ def _report(result, fmt: str, quiet: bool) -> None:
             for kind in ("skipped", "failed"):
                 for reason, n in sorted(r[f"{kind}_reasons"].items(), key=lambda kv: -kv[1]):
                     click.echo(f"  {r['site']}: {n} {kind}: {reason}")
+    sent = sum(entry["counts"].get("sent to the workers", 0) for entry in result.sites.values())
+    if sent and fmt == "table":  # "matched" is 0 then: the workers match the pages after the crawl
+        click.echo(f"{sent} pages sent to the workers; their matches appear as they are processed "
+                   "(fptrack stats, fptrack matches)")
     if result.resumable:  # said even with --quiet: the next run of the command behaves differently
         click.echo(f"paused ({result.outcome}); run the same command again to resume job {result.job!r}, "
                    "or add --fresh to start over", err=True)
