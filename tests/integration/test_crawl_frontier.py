@@ -57,3 +57,31 @@ def test_two_crawlers_share_one_frontier(shared_settings):
     assert {m.page.removeprefix(base) for m in ctx.store.matches()} == chapters
     ctx.close()
     assert not pending(shared_settings, "shared")  # the finished job cleared its frontier
+
+
+def test_with_a_broker_the_crawl_sends_the_pages_to_the_workers(shared_settings, tmp_path):
+    import redis
+
+    from tracker.celery_app import DEFAULT_QUEUE
+
+    broker = "redis://127.0.0.1:6379/12"
+    client = redis.Redis.from_url(broker)
+    client.delete(DEFAULT_QUEUE)
+    ctx = Context(shared_settings)
+    register_work(ctx, "山城旧事", str(ORIGINALS))
+    ctx.close()
+    env = {**os.environ, **shared_settings.to_env(), "FPT_BROKER_URL": broker}
+    try:
+        with SampleSite(chapters_from_folder(ORIGINALS), slow_delay=0.5, huge_bytes=200_000) as site:
+            r = subprocess.run([sys.executable, "-m", "crawler", site.url + "/", "--delay", "0", "--timeout", "5",
+                                "--depth", "3"], env=env, capture_output=True, text=True, cwd=ROOT, timeout=180)
+            chapters = {p for p, kind in site.expected.items() if kind == "chapter"}
+        assert r.returncode == 0, r.stderr
+        sent = len(chapters) + 1  # and the unrelated news page
+        assert f"{sent} pages sent to the workers" in r.stdout
+        assert client.llen(DEFAULT_QUEUE) == sent  # one process_page task per stored page, for the workers
+        ctx = Context(shared_settings)
+        assert len(list(ctx.store.pages(status="queued"))) == sent and ctx.store.count_matches() == 0
+        ctx.close()
+    finally:
+        client.delete(DEFAULT_QUEUE)
