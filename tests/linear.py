@@ -1,0 +1,55 @@
+"""Prove that a text path runs in linear time, by a ratio rather than a wall clock.
+
+`assert_linear(fn, make, n)` times `fn(make(n))` and `fn(make(8 * n))`, each the
+best of a few runs (so a busy machine only slows both), and fails when the
+larger input costs more than `max_ratio` times the smaller one. Linear code
+gives a ratio near 8 (often less, as fixed costs amortise); quadratic code gives
+about 64, so the default bound of 12 separates them with room for noise, caches
+and allocation. Pick `n` so the
+small run takes at least a few milliseconds: below that, fixed costs hide the
+shape of the curve.
+"""
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+FACTOR = 8
+MAX_RATIO = 12.0
+
+
+def best_time(fn: Callable[[Any], Any], arg: Any, repeats: int = 3) -> float:
+    """The fastest of `repeats` calls of fn(arg), in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn(arg)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def growth_ratio(fn: Callable[[Any], Any], make: Callable[[int], Any], n: int, *, factor: int = FACTOR,
+                 repeats: int = 3) -> float:
+    """time(fn(make(factor * n))) / time(fn(make(n)))."""
+    small, large = make(n), make(factor * n)
+    fn(small)  # warm caches and lazy tables outside the timing
+    t_small = best_time(fn, small, repeats)
+    t_large = best_time(fn, large, repeats)
+    return t_large / max(t_small, 1e-6)
+
+
+def assert_linear(fn: Callable[[Any], Any], make: Callable[[int], Any], n: int, *, what: str = "",
+                  factor: int = FACTOR, max_ratio: float = MAX_RATIO, repeats: int = 3) -> float:
+    """Fail unless growing the input `factor` times grows the time at most `max_ratio` times."""
+    ratio = growth_ratio(fn, make, n, factor=factor, repeats=repeats)
+    if ratio > max_ratio:  # one retry: a burst of load on a shared machine can hit the large run alone
+        ratio = min(ratio, growth_ratio(fn, make, n, factor=factor, repeats=repeats))
+    label = what or getattr(fn, "__name__", "the function")
+    assert ratio <= max_ratio, (
+        f"{label}: {factor}x the input took {ratio:.1f}x the time (linear is about {factor}x); "
+        "something in this path is super-linear"
+    )
+    return ratio
