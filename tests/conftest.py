@@ -7,10 +7,25 @@ from pathlib import Path
 
 import pytest
 
+from .services import REDIS, redis_url  # noqa: F401  (test modules import redis_url from here)
+from . import services
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("FPT_SHARED", ROOT.parent / "shared"))
 CORPUS = SHARED / "corpus"
 REQUIRED = os.environ.get("FPT_REQUIRE_SERVICES") == "1"
+
+
+def pytest_configure(config) -> None:
+    services.choose()
+
+
+def pytest_unconfigure(config) -> None:
+    services.stop()
+
+
+def pytest_report_header(config) -> str:
+    return f"redis: {REDIS.why}"
 
 
 def need(condition: bool, why: str) -> None:
@@ -50,7 +65,7 @@ def redis_settings_for(url: str, home: Path, monkeypatch):
         up = True
     except redis.RedisError:
         up = False
-    need(up, f"no Redis at {url}; start redis-server on 127.0.0.1:6379")
+    need(up, f"no Redis at {url} ({REDIS.why})")
     for var in ("FPT_MONGO_URL", "FPT_BROKER_URL", "FPT_CONFIG"):
         monkeypatch.delenv(var, raising=False)
     prefix = f"fpt-test-{uuid.uuid4().hex[:8]}:"

@@ -32,13 +32,14 @@ def main() -> None:
       simtool track originals/ pages/ --format table
       simtool dedup pages/ --threshold 3
       simtool fingerprint book.txt --channels all
+      simtool samples                       # the sample novel and pages, into ./samples
     """
 
 
 def _register() -> None:
     import importlib
 
-    for name in ("course", "fingerprint", "compare", "dedup", "track"):
+    for name in ("course", "fingerprint", "compare", "dedup", "track", "samples"):
         try:
             mod = importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as e:  # a command module not written yet

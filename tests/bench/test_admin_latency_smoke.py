@@ -23,7 +23,8 @@ def table_rows(out: str) -> dict[str, list[str]]:
 
 @pytest.mark.slow
 def test_every_page_answers_under_load(tmp_path, capsys):
-    need(shutil.which("wrk") is not None, "wrk is not installed: apt-get install wrk")
+    need(shutil.which("wrk") is not None,
+         "wrk is not installed: scripts/system-deps test installs it (as root), or sudo apt-get install wrk")
     assert admin_latency.main(["--matches", "2000", "--duration", "2", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     rows = table_rows(out)

@@ -101,7 +101,8 @@ def downloads(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory, downloads):
     need(os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK),
-         "install Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+         "Debian's chromium and chromium-driver are not installed: scripts/system-deps test installs them "
+         "(as root), or sudo apt-get install chromium chromium-driver")
     need(importlib.util.find_spec("selenium") is not None, "selenium is not installed: pip install -e '.[test]'")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service

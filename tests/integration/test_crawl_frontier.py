@@ -14,9 +14,9 @@ from crawler.sample_site import SampleSite, chapters_from_folder
 from tracker.context import Context
 from tracker.registry import register_work
 
-from ..conftest import ROOT, redis_settings_for
+from ..conftest import ROOT, redis_settings_for, redis_url
 
-REDIS = "redis://127.0.0.1:6379/13"
+REDIS = redis_url(13)
 ORIGINALS = ROOT / "samples" / "originals"
 
 pytestmark = pytest.mark.slow
@@ -64,7 +64,7 @@ def test_with_a_broker_the_crawl_sends_the_pages_to_the_workers(shared_settings,
 
     from tracker.celery_app import DEFAULT_QUEUE
 
-    broker = "redis://127.0.0.1:6379/12"
+    broker = redis_url(12)
     client = redis.Redis.from_url(broker)
     client.delete(DEFAULT_QUEUE)
     ctx = Context(shared_settings)

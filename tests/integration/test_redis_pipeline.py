@@ -7,10 +7,10 @@ from tracker.pipeline import ingest, process_page, process_queued, reindex
 from tracker.registry import register_work
 from tracker.settings import Settings
 
-from ..conftest import ROOT, redis_settings_for
+from ..conftest import ROOT, redis_settings_for, redis_url
 
 SAMPLES = ROOT / "samples"
-REDIS = "redis://127.0.0.1:6379/15"
+REDIS = redis_url(15)
 
 
 @pytest.fixture

@@ -23,10 +23,10 @@ from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import Page
 
-from ..conftest import ROOT, need
+from ..conftest import ROOT, need, redis_url
 from ..tracker.test_tasks import ADS_ONLY, CHAPTERS, PIRATED, WORK
 
-BROKER = os.environ.get("FPT_TEST_BROKER_URL", "redis://127.0.0.1:6379/14")
+BROKER = os.environ.get("FPT_TEST_BROKER_URL", redis_url(14))
 VISIBILITY_TIMEOUT = 4  # seconds before an unacknowledged task is delivered again
 
 # A worker built like `fptrack worker`, with the test's Celery settings (private queue, key prefix).

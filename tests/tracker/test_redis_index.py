@@ -13,10 +13,10 @@ from fingerprint.engine import EngineConfig
 from fingerprint.index import IndexKeys, IndexParams, MemoryIndex, index_keys
 from tracker.redis_index import IndexMismatch, IndexUnavailable, RedisIndex, connect
 
-from ..conftest import need
+from ..conftest import need, redis_url
 from ..fingerprint.index_contract import CONFIG, PREPARED, IndexContract, SampledIndexContract
 
-REDIS_URL = os.environ.get("FPT_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_URL = os.environ.get("FPT_TEST_REDIS_URL", redis_url(0))
 
 
 def _real_client():

@@ -1,0 +1,121 @@
+"""scripts/system-deps: the one place that installs the Debian packages the scripts need.
+
+Run here with a package list of made-up commands, and with `id` and `apt-get`
+replaced by recording stand-ins at the front of PATH, so that both the root
+path (apt-get update once, then install) and the user path (one line naming
+the command to run) are exercised without touching the machine's packages.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+SCRIPT = ROOT / "scripts" / "system-deps"
+
+LIST = """\
+# command            package   used by     what for
+fpt-missing-a        pkg-a     test         a test tool
+fpt-missing-b        pkg-b     demo,bench   a demo tool
+sh                   pkg-sh    test,demo    present everywhere
+fpt-missing-a        pkg-a     bench        listed twice, installed once
+"""
+
+
+@pytest.fixture
+def fake(tmp_path):
+    """A bin folder with `id` and `apt-get` stand-ins; returns (run, calls file, bin folder)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "apt-calls"
+    (tmp_path / "packages").write_text(LIST, encoding="utf-8")
+
+    def tool(name: str, body: str) -> None:
+        path = bin_dir / name
+        path.write_text("#!/bin/sh\n" + body, encoding="utf-8")
+        path.chmod(0o755)
+
+    def run(*groups: str, uid: int = 0, apt_fails: bool = False) -> subprocess.CompletedProcess:
+        tool("id", f"echo {uid}\n")
+        # Installing pkg-X puts the command fpt-missing-X on PATH, as a real package would.
+        tool("apt-get", f'echo "$*" >> {calls}\n'
+                        + ("exit 100\n" if apt_fails else "")
+                        + f'for a in "$@"; do case "$a" in pkg-*) n="${{a#pkg-}}"; '
+                          f'printf "#!/bin/sh\\n" > {bin_dir}/fpt-missing-$n; chmod +x {bin_dir}/fpt-missing-$n;; esac; done\n')
+        env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}",
+               "FPT_SYSTEM_PACKAGES": str(tmp_path / "packages"), "FPT_SYSTEM_DEPS_LOG": str(tmp_path / "apt.log")}
+        return subprocess.run(["bash", str(SCRIPT), *groups], env=env, capture_output=True, text=True, timeout=60)
+
+    return run, calls, bin_dir
+
+
+def test_as_root_it_updates_once_installs_what_is_missing_and_says_so(fake):
+    run, calls, bin_dir = fake
+    done = run("test")
+    assert done.returncode == 0, done.stderr
+    assert calls.read_text().splitlines() == ["update", "install -y --no-install-recommends pkg-a"]
+    assert "installing system packages: pkg-a" in done.stderr
+    assert "installed system packages: pkg-a" in done.stderr
+    assert (bin_dir / "fpt-missing-a").exists()
+
+
+def test_a_second_run_installs_nothing(fake):
+    run, calls, _ = fake
+    run("test")
+    again = run("test")
+    assert again.returncode == 0
+    assert calls.read_text().splitlines() == ["update", "install -y --no-install-recommends pkg-a"]  # no new calls
+    assert again.stderr.strip() == "system packages for test: all present (pkg-a pkg-sh)"
+
+
+def test_several_scripts_at_once_install_each_package_once(fake):
+    run, calls, _ = fake
+    done = run("demo", "bench")
+    assert done.returncode == 0, done.stderr
+    assert calls.read_text().splitlines() == ["update", "install -y --no-install-recommends pkg-b pkg-a"]
+
+
+def test_not_root_it_names_the_command_and_goes_on(fake):
+    run, calls, _ = fake
+    done = run("test", "demo", uid=1000)
+    assert done.returncode == 0
+    assert not calls.exists()  # apt-get never ran
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("missing system packages: pkg-a pkg-b;")
+    assert "sudo apt-get update && sudo apt-get install -y --no-install-recommends pkg-a pkg-b" in line
+    assert "skip until then" in line
+
+
+def test_a_failed_install_is_reported_and_does_not_stop_the_caller(fake):
+    run, calls, _ = fake
+    done = run("test", apt_fails=True)
+    assert done.returncode == 0
+    assert "could not install pkg-a" in done.stderr and "apt.log" in done.stderr
+
+
+def test_a_script_with_nothing_listed_is_silent(fake, tmp_path):
+    run, calls, _ = fake
+    done = run("nothing-listed")
+    assert (done.returncode, done.stderr, calls.exists()) == (0, "", False)
+
+
+def test_without_a_script_name_it_says_how_to_call_it():
+    done = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "usage: scripts/system-deps" in done.stderr
+
+
+def test_the_real_list_names_known_scripts_and_each_script_installs_its_packages():
+    users = set()
+    for line in (ROOT / "scripts" / "system-packages").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            command, package, used_by, *what = line.split()
+            assert what, f"say what {package} is for: {line!r}"
+            users |= set(used_by.split(","))
+    assert users <= {"test", "demo", "bench"}
+    for script, group in (("test", "test"), ("demo", "demo"), ("bench", "bench")):
+        text = (ROOT / "scripts" / script).read_text(encoding="utf-8")
+        assert f"scripts/system-deps {group}" in text, f"scripts/{script} must install its system packages"
