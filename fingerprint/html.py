@@ -106,13 +106,27 @@ def _title(tree) -> str:
     return ""
 
 
+_trafilatura: list = []  # [module or None], filled on first use
+
+
+def trafilatura_available() -> bool:
+    """Import trafilatura once; when it cannot be imported, say so once, loudly, and why."""
+    if not _trafilatura:
+        try:
+            import trafilatura
+        except ImportError as e:  # e.g. lxml 5.2+ without lxml_html_clean, a declared dependency
+            log.warning("trafilatura cannot be imported (%s): HTML pages are read by the lxml extraction alone. "
+                        "Reinstall fptrack's dependencies (scripts/bootstrap, or pip install fptrack) to fix it.", e)
+            trafilatura = None
+        _trafilatura.append(trafilatura)
+    return _trafilatura[0] is not None
+
+
 def _trafilatura_text(tree) -> str:
     """trafilatura on the page after remove_furniture: it can only narrow the text further."""
-    try:
-        import trafilatura
-    except ImportError as e:  # e.g. lxml 5.2+ without lxml_html_clean; the lxml path still works
-        log.debug("trafilatura unavailable (%s); using the lxml extraction only", e)
+    if not trafilatura_available():
         return ""
+    trafilatura = _trafilatura[0]
     try:
         text = trafilatura.extract(
             tree, favor_recall=True, include_comments=False, include_tables=True, deduplicate=False

@@ -19,14 +19,13 @@ from pathlib import Path
 
 import click
 
+from fptrack_samples import AUTHOR, WORK
+from fptrack_samples import ORIGINALS as SAMPLES
 from tracker.cli import click_errors
 from tracker.settings import Settings
 
 from .accounts import AccountError
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "originals"
-WORK = "山城旧事"
-AUTHOR = "林岚"
 SITE = "sample-biquge"  # the sample site's name in the reports (its port changes from run to run)
 
 
@@ -115,8 +114,7 @@ def demo(host, port, home, name, password, originals, keep, no_serve):
 
     originals = originals or SAMPLES
     if not originals.is_dir():
-        raise click.ClickException(f"the sample novel is not at {SAMPLES} (it ships with a checkout of fptrack, "
-                                   "not with the package); give a folder of chapter files with --originals")
+        raise click.ClickException(f"no folder of chapter files at {originals}; give one with --originals")
     title = WORK if originals == SAMPLES else originals.name
     if not no_serve and not _port_free(host, port):
         raise click.ClickException(f"port {port} on {host} is in use; choose another with --port {port + 1}")
