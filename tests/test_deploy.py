@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import tomllib
 from urllib.parse import urlsplit
 
 import click
@@ -490,7 +491,10 @@ def test_dockerignore_keeps_what_the_build_needs_and_nothing_else():
     patterns = [line.strip() for line in (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
                 if line.strip() and not line.lstrip().startswith("#")]
     needed = ["pyproject.toml", "README.md"]
-    for package in ("fingerprint", "tracker", "crawler", "web"):
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = {setup["package-dir"].get(p, p) for p in setup["packages"] if "." not in p}
+    assert "samples" in folders  # the package fptrack_samples
+    for package in sorted(folders):
         for f in (ROOT / package).rglob("*"):
             if f.is_file() and "__pycache__" not in f.parts:
                 needed.append(f.relative_to(ROOT).as_posix())
