@@ -732,6 +732,48 @@ class ReportContract:
         with pytest.raises(NotFound):
             store.record_login("nobody", False, max_failures=3, lock_for=lock)
 
+    def test_sessions_round_trip_and_end(self, store):
+        from tracker.store import UserSession
+
+        s = store.add_session(UserSession(id="h1", user="ann", created_at=at(0), last_seen=at(1), stamp="st"))
+        assert (s.id, s.user, s.created_at, s.last_seen, s.stamp) == ("h1", "ann", at(0), at(1), "st")
+        assert store.get_session("h1") == s and is_aware_utc(store.get_session("h1").last_seen)
+        store.add_session(UserSession(id="h2", user="ann", created_at=at(2), last_seen=at(2)))
+        store.add_session(UserSession(id="h3", user="bob", created_at=at(1), last_seen=at(1)))
+        assert [x.id for x in store.sessions()] == ["h1", "h3", "h2"]
+        assert [x.id for x in store.sessions(user="ann")] == ["h1", "h2"]
+        store.touch_session("h1", at(5))
+        assert store.get_session("h1").last_seen == at(5) and store.get_session("h1").created_at == at(0)
+        store.delete_session("h1")
+        store.delete_session("h1")  # twice is once
+        with pytest.raises(NotFound):
+            store.get_session("h1")
+        store.touch_session("h1", at(6))  # an ended session is never brought back
+        with pytest.raises(NotFound):
+            store.get_session("h1")
+        assert store.delete_sessions("ann") == 1 and store.delete_sessions("ann") == 0
+        assert [x.id for x in store.sessions()] == ["h3"]
+
+    def test_sessions_of_a_user_end_together_and_others_stay(self, store):
+        from tracker.store import UserSession
+
+        for i, user in enumerate(("ann", "ann", "bob", "ann")):
+            store.add_session(UserSession(id=f"s{i}", user=user, created_at=at(i), last_seen=at(i)))
+        assert store.delete_sessions("ann") == 3
+        assert [(x.id, x.user) for x in store.sessions()] == [("s2", "bob")]
+        assert store.delete_sessions("nobody") == 0
+
+    def test_purge_sessions_drops_idle_and_old_ones(self, store):
+        from tracker.store import UserSession
+
+        store.add_session(UserSession(id="idle", user="ann", created_at=at(50), last_seen=at(55)))
+        store.add_session(UserSession(id="old", user="ann", created_at=at(0), last_seen=at(90)))
+        store.add_session(UserSession(id="live", user="ann", created_at=at(50), last_seen=at(70)))
+        store.add_session(UserSession(id="edge", user="bob", created_at=at(10), last_seen=at(60)))
+        assert store.purge_sessions(seen_before=at(60), created_before=at(10)) == 2
+        assert [x.id for x in store.sessions()] == ["edge", "live"]  # exactly at the limits: kept
+        assert store.purge_sessions(seen_before=at(60), created_before=at(10)) == 0
+
     def test_chapter_headers_and_counts_leave_the_texts_out(self, store):
         store.upsert_chapter(chapter("B/2", text="乙" * 50, number=2))
         store.upsert_chapter(chapter("B/1", text="甲" * 50, number=1))

@@ -47,6 +47,7 @@ def test_unique_indexes_created_on_open(store, client):
     assert ("key",) in unique_keys("pages")
     assert ("chapter", "params_hash") in unique_keys("fingerprints")
     assert ("page", "chapter") in unique_keys("matches")
+    assert ("id",) in unique_keys("sessions")
     queried = {tuple(k for k, _ in spec["key"]) for spec in db["matches"].index_information().values()}
     assert {("containment", "page", "chapter"), ("work", "containment", "page", "chapter"),
             ("site", "containment", "page", "chapter"), ("status", "containment", "page", "chapter")} <= queried

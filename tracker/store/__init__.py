@@ -16,6 +16,7 @@ from .base import (
     Store,
     StoreError,
     User,
+    UserSession,
     Work,
     content_hash,
     now,
@@ -23,6 +24,6 @@ from .base import (
 
 __all__ = [
     "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS", "PAGE_STATUSES", "ROLES", "Chapter", "CrawlRun",
-    "FingerprintRecord", "MatchRecord", "NotFound", "Page", "Site", "Store", "StoreError", "User", "Work",
-    "content_hash", "now",
+    "FingerprintRecord", "MatchRecord", "NotFound", "Page", "Site", "Store", "StoreError", "User", "UserSession",
+    "Work", "content_hash", "now",
 ]

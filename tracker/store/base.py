@@ -142,6 +142,17 @@ class User:
     created_at: datetime = field(default_factory=now)
 
 
+@dataclass
+class UserSession:
+    """A signed-in browser session of the admin. The cookie holds a random secret; the store
+    keeps only its hash, so a copy of the store cannot be replayed as a cookie."""
+    id: str  # SHA-256 (hex) of the cookie's secret
+    user: str  # User.name
+    created_at: datetime = field(default_factory=now)
+    last_seen: datetime = field(default_factory=now)
+    stamp: str = ""  # derived from the password hash at sign-in: a changed password ends the session
+
+
 class Store(ABC):
     """Every method is safe to call twice with the same arguments."""
 
@@ -313,6 +324,36 @@ class Store(ABC):
         """Record a sign-in attempt atomically: success clears failed_logins and locked_until;
         failure adds one, and every `max_failures`-th failure in a row locks the account until
         at + lock_for. Returns the user as it is now. Raises NotFound."""
+
+    # sessions: deleting one that is gone already is no error (two sign-outs at once)
+    @abstractmethod
+    def add_session(self, session: UserSession) -> UserSession:
+        """Insert a session (or replace the one with its id)."""
+
+    @abstractmethod
+    def get_session(self, session_id: str) -> UserSession:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def sessions(self, user: str | None = None) -> list[UserSession]:
+        """Sessions (of one user), oldest first (then by id)."""
+
+    @abstractmethod
+    def touch_session(self, session_id: str, at: datetime) -> None:
+        """Set last_seen; a session that is gone stays gone (never created again)."""
+
+    @abstractmethod
+    def delete_session(self, session_id: str) -> None:
+        """End one session."""
+
+    @abstractmethod
+    def delete_sessions(self, user: str) -> int:
+        """End every session of a user; returns how many there were."""
+
+    @abstractmethod
+    def purge_sessions(self, *, seen_before: datetime, created_before: datetime) -> int:
+        """Delete the sessions last seen before `seen_before` or created before `created_before`
+        (idle or too old); returns how many."""
 
     # reports
     @abstractmethod

@@ -43,6 +43,7 @@ from .base import (
     Store,
     StoreError,
     User,
+    UserSession,
     Work,
     content_hash,
     now,
@@ -105,6 +106,12 @@ INDEXES: dict[str, list[tuple[list[tuple[str, int]], bool]]] = {
         ([("started_at", DESCENDING)], False),
     ],
     "users": [([("name", ASCENDING)], True)],
+    "sessions": [
+        ([("id", ASCENDING)], True),
+        ([("user", ASCENDING), ("created_at", ASCENDING)], False),
+        ([("last_seen", ASCENDING)], False),
+        ([("created_at", ASCENDING)], False),
+    ],
 }
 
 
@@ -182,6 +189,11 @@ def _user(d: dict[str, Any]) -> User:
                 created_at=aware(d["created_at"]))
 
 
+def _session(d: dict[str, Any]) -> UserSession:
+    return UserSession(id=d["id"], user=d["user"], created_at=aware(d["created_at"]),
+                       last_seen=aware(d["last_seen"]), stamp=d.get("stamp", ""))
+
+
 def _query(filters: Sequence[tuple[str, Any]]) -> dict[str, Any]:
     """Equality filters for the values that are not None (a list: any of)."""
     return {k: ({"$in": v} if isinstance(v, list) else v) for k, v in filters if v is not None}
@@ -239,6 +251,7 @@ class MongoStore(Store):
         self._sites = self._db["sites"]
         self._crawl_runs = self._db["crawl_runs"]
         self._users = self._db["users"]
+        self._sessions = self._db["sessions"]
 
     def __repr__(self) -> str:
         return f"MongoStore({self.url!r}, {self._db.name!r})"
@@ -694,6 +707,45 @@ class MongoStore(Store):
         if d is None:
             raise NotFound(f"no user {name!r}")
         return _user(d)
+
+    # ---- sessions --------------------------------------------------------------------
+
+    @_guarded
+    def add_session(self, session: UserSession) -> UserSession:
+        doc = {"id": session.id, "user": session.user, "created_at": utc(session.created_at),
+               "last_seen": utc(session.last_seen), "stamp": session.stamp}
+        self._sessions.replace_one({"id": session.id}, doc, upsert=True)
+        return _session(doc)
+
+    @_guarded
+    def get_session(self, session_id: str) -> UserSession:
+        d = self._sessions.find_one({"id": session_id}, NO_ID)
+        if d is None:
+            raise NotFound("no such session")
+        return _session(d)
+
+    @_guarded
+    def sessions(self, user: str | None = None) -> list[UserSession]:
+        cursor = self._sessions.find(_query((("user", user),)), NO_ID).sort([("created_at", ASCENDING),
+                                                                              ("id", ASCENDING)])
+        return [_session(d) for d in cursor]
+
+    @_guarded
+    def touch_session(self, session_id: str, at: datetime) -> None:
+        self._sessions.update_one({"id": session_id}, {"$set": {"last_seen": utc(at)}})  # no upsert
+
+    @_guarded
+    def delete_session(self, session_id: str) -> None:
+        self._sessions.delete_one({"id": session_id})
+
+    @_guarded
+    def delete_sessions(self, user: str) -> int:
+        return self._sessions.delete_many({"user": user}).deleted_count
+
+    @_guarded
+    def purge_sessions(self, *, seen_before: datetime, created_before: datetime) -> int:
+        return self._sessions.delete_many({"$or": [{"last_seen": {"$lt": utc(seen_before)}},
+                                                   {"created_at": {"$lt": utc(created_before)}}]}).deleted_count
 
     # ---- reports -------------------------------------------------------------------
 

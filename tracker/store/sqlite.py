@@ -44,6 +44,7 @@ from .base import (
     Store,
     StoreError,
     User,
+    UserSession,
     Work,
     content_hash,
     now,
@@ -168,6 +169,16 @@ CREATE TABLE IF NOT EXISTS users (
     locked_until TEXT,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    user TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_seen TEXT NOT NULL,
+    stamp TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user, created_at);
+CREATE INDEX IF NOT EXISTS sessions_last_seen ON sessions (last_seen);
+CREATE INDEX IF NOT EXISTS sessions_created ON sessions (created_at);
 """
 
 
@@ -245,6 +256,11 @@ def _user(r: sqlite3.Row) -> User:
     return User(name=r["name"], password_hash=r["password_hash"], role=r["role"], failed_logins=r["failed_logins"],
                 locked_until=from_text(r["locked_until"]) if r["locked_until"] else None,
                 created_at=from_text(r["created_at"]))
+
+
+def _session(r: sqlite3.Row) -> UserSession:
+    return UserSession(id=r["id"], user=r["user"], created_at=from_text(r["created_at"]),
+                       last_seen=from_text(r["last_seen"]), stamp=r["stamp"])
 
 
 def _where(filters: Sequence[tuple[str, Any]]) -> tuple[str, list[Any]]:
@@ -759,6 +775,47 @@ class SQLiteStore(Store):
                 c.execute("UPDATE users SET failed_logins = ?, locked_until = COALESCE(?, locked_until) "
                           "WHERE name = ?", (failures, lock, name))
             return _user(c.execute("SELECT * FROM users WHERE name = ?", (name,)).fetchone())
+
+    # ---- sessions --------------------------------------------------------------------
+
+    @_guarded
+    def add_session(self, session: UserSession) -> UserSession:
+        with self._write() as c:
+            c.execute("INSERT OR REPLACE INTO sessions (id, user, created_at, last_seen, stamp) "
+                      "VALUES (?, ?, ?, ?, ?)",
+                      (session.id, session.user, to_text(session.created_at), to_text(session.last_seen),
+                       session.stamp))
+            return _session(c.execute("SELECT * FROM sessions WHERE id = ?", (session.id,)).fetchone())
+
+    @_guarded
+    def get_session(self, session_id: str) -> UserSession:
+        return _session(self._one("SELECT * FROM sessions WHERE id = ?", (session_id,), "no such session"))
+
+    @_guarded
+    def sessions(self, user: str | None = None) -> list[UserSession]:
+        cond, args = _where((("user", user),))
+        return [_session(r) for r in self._read(f"SELECT * FROM sessions {cond} ORDER BY created_at, id", args)]
+
+    @_guarded
+    def touch_session(self, session_id: str, at: datetime) -> None:
+        with self._write() as c:
+            c.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (to_text(at), session_id))
+
+    @_guarded
+    def delete_session(self, session_id: str) -> None:
+        with self._write() as c:
+            c.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    @_guarded
+    def delete_sessions(self, user: str) -> int:
+        with self._write() as c:
+            return c.execute("DELETE FROM sessions WHERE user = ?", (user,)).rowcount
+
+    @_guarded
+    def purge_sessions(self, *, seen_before: datetime, created_before: datetime) -> int:
+        with self._write() as c:
+            return c.execute("DELETE FROM sessions WHERE last_seen < ? OR created_at < ?",
+                             (to_text(seen_before), to_text(created_before))).rowcount
 
     # ---- reports -------------------------------------------------------------------
 
