@@ -16,10 +16,11 @@ from __future__ import annotations
 import codecs
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from .errors import InputError
 
-__all__ = ["decode_bytes", "declared_charsets", "cjk_score"]
+__all__ = ["Decoded", "decode", "decode_bytes", "declared_charsets", "cjk_score"]
 
 # Bytes that never appear in text files; a few are tolerated (form feeds, ESC in
 # terminal logs, DOS end-of-file) so only the clearly binary ones are counted.
@@ -78,29 +79,43 @@ _GB_FAMILY = {"gb2312", "gbk", "gb18030"}
 _BIG5_FAMILY = {"big5", "big5hkscs", "cp950"}
 
 
+class Decoded(NamedTuple):
+    """Text decoded from bytes, the codec that did it, and how many bad bytes became U+FFFD."""
+
+    text: str
+    encoding: str
+    replaced: int = 0
+
+
 def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
     """Decode bytes to text; return (text, encoding name). Raises InputError for binary data.
 
     The name is a Python codec name ("utf-8", "gb18030", "big5hkscs", ...), or
-    "utf-8 (lossy)" when a few invalid bytes in otherwise UTF-8 data were
-    replaced with U+FFFD. `declared` is an outside label (an HTTP header, a
-    JSON field); labels inside the data (<meta charset>, <?xml encoding?>) are
-    also read. Labels are trusted only when the bytes agree with them.
+    "<codec> (lossy)" when a few invalid bytes in otherwise good data were
+    replaced with U+FFFD (`decode` also says how many). `declared` is an outside
+    label (an HTTP header, a JSON field); labels inside the data (<meta charset>,
+    <?xml encoding?>) are also read. Labels are trusted only when the bytes agree with them.
     """
+    text, encoding, _ = decode(data, declared=declared)
+    return text, encoding
+
+
+def decode(data: bytes, *, declared: str | None = None) -> Decoded:
+    """decode_bytes, with the count of bad bytes replaced by U+FFFD (0 for a strict decode)."""
     if not data:
-        return "", "utf-8"
+        return Decoded("", "utf-8")
     for bom, name in _BOMS:
         if data.startswith(bom):
             try:
-                return data[len(bom):].decode("utf-8" if name == "utf-8-sig" else name), name
+                return Decoded(data[len(bom):].decode("utf-8" if name == "utf-8-sig" else name), name)
             except UnicodeDecodeError:
                 break  # a BOM followed by garbage: judge the bytes on their own
     wide = _wide_unicode(data, declared)
     if wide:
-        return wide
+        return Decoded(*wide)
     _reject_binary(data)
     try:
-        return data.decode("utf-8"), "utf-8"
+        return Decoded(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
 
@@ -108,29 +123,32 @@ def decode_bytes(data: bytes, *, declared: str | None = None) -> tuple[str, str]
     for label in declared_charsets(data, declared):
         found = _try_declared(data, label, scored)
         if found:
-            return found
+            return Decoded(*found)
 
     lossy = _mostly_utf8(data)
     if lossy is not None:
-        return lossy, "utf-8 (lossy)"
+        return Decoded(lossy, "utf-8 (lossy)", _replaced(lossy, data, "utf-8"))
 
     best = _best_cjk(data, scored)
     if best and best[0] >= _GOOD_SCORE:
-        return best[2], best[1]
+        return Decoded(best[2], best[1])
+    damaged = _mostly_cjk(data)
+    if damaged is not None:
+        return damaged
 
     western = _western(data)
     if western is not None:
-        return western, "cp1252"
+        return Decoded(western, "cp1252")
     guessed = _charset_normalizer_guess(data)
     if guessed:
-        return guessed
+        return Decoded(*guessed)
     if best and best[0] >= 0.5:  # weak, but better than replacement characters
-        return best[2], best[1]
+        return Decoded(best[2], best[1])
 
     text = data.decode("utf-8", errors="replace")
-    bad = text.count("\ufffd")
+    bad = _replaced(text, data, "utf-8")
     if bad <= _MAX_REPLACED_SHARE * max(len(text), 1):
-        return text, "utf-8 (lossy)"
+        return Decoded(text, "utf-8 (lossy)", bad)
     raise InputError(
         f"unknown encoding: {bad * 100 / len(text):.0f}% of the data is not valid UTF-8, GB18030 or Big5 "
         "(or it is binary); convert it to UTF-8 with iconv -f <its encoding> -t UTF-8"
@@ -276,6 +294,40 @@ def _mostly_utf8(data: bytes) -> str | None:
         return None
     non_ascii = len(text) - len(text.encode("ascii", errors="ignore")) - bad
     return text if non_ascii >= 10 * bad else None
+
+
+def _mostly_cjk(data: bytes) -> Decoded | None:
+    """GB18030 or Big5 with a few damaged bytes (a cut download, a stray byte) is still that codec.
+
+    Accepted when the bad bytes are rare and the rest reads like Chinese; the better of
+    the two by cjk_score wins, as for strict decodes.
+    """
+    best = None
+    for codec in ("gb18030", "big5hkscs"):
+        head = data[:_SAMPLE].decode(codec, errors="replace")
+        if head.count("\ufffd") > 2 + _MAX_REPLACED_SHARE * len(head):
+            continue  # cheap early exit, as in _mostly_utf8
+        text = data.decode(codec, errors="replace")
+        bad = _replaced(text, data, codec)
+        if bad > _MAX_REPLACED_SHARE * len(text):
+            continue
+        score = _score_sample(text)
+        if score >= _GOOD_SCORE and (best is None or score > best[0]):
+            best = (score, Decoded(text, f"{codec} (lossy)", bad))
+    return best[1] if best else None
+
+
+# U+FFFD as each codec writes it: what a lossy decode finds without any damage.
+_FFFD_BYTES = {"utf-8": "\ufffd".encode("utf-8"), "gb18030": "\ufffd".encode("gb18030")}
+
+
+def _replaced(text: str, data: bytes, codec: str) -> int:
+    """How many U+FFFD a lossy decode of `data` added (those encoded in the data were there before)."""
+    found = text.count("\ufffd")
+    if not found:
+        return 0
+    genuine = _FFFD_BYTES.get(codec)
+    return found - (data.count(genuine) if genuine else 0)
 
 
 def _western(data: bytes) -> str | None:

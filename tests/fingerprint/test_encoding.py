@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fingerprint.encoding import cjk_score, decode_bytes, declared_charsets
+from fingerprint.encoding import cjk_score, decode, decode_bytes, declared_charsets
 from fingerprint.errors import InputError
 
 SIMPLIFIED = [
@@ -121,6 +121,43 @@ def test_mostly_utf8_with_a_damaged_byte_is_kept_lossy():
     got, enc = decode_bytes(data)
     assert enc == "utf-8 (lossy)"
     assert got == text + "\ufffd" + text
+
+
+def test_lossy_utf8_counts_the_bad_bytes_not_the_real_replacement_characters():
+    text = "\n".join(SIMPLIFIED * 20) + "\ufffd"  # one U+FFFD that was in the file
+    got = decode(text.encode() + b"\xff\xfe" + text.encode())
+    assert got.encoding == "utf-8 (lossy)" and got.replaced == 2
+    assert decode(text.encode()).replaced == 0
+
+
+@pytest.mark.parametrize("codec,name", [("gbk", "gb18030"), ("gb18030", "gb18030"), ("big5", "big5hkscs")])
+def test_a_few_bad_bytes_in_gbk_or_big5_are_replaced_not_fatal(codec, name):
+    text = "\n".join((SIMPLIFIED if codec != "big5" else TRADITIONAL) * 30)
+    # stray bytes between characters, as a bad sector or a botched edit leaves them
+    damaged = text[:200].encode(codec) + b"\xff" + text[200:800].encode(codec) + b"\x80" + text[800:].encode(codec)
+    got = decode(damaged)
+    assert got.encoding == f"{name} (lossy)" and got.replaced == 2
+    assert got.text.replace("\ufffd", "") == text
+    assert decode_bytes(damaged) == (got.text, got.encoding)
+
+
+def test_a_gbk_page_with_a_meta_label_and_a_bad_byte_is_still_read():
+    body = ("<html><head><meta charset='gbk'></head><body>" + "".join(SIMPLIFIED * 10) + "</body></html>")
+    got = decode(body.encode("gbk") + b"\xff")
+    assert got.encoding == "gb18030 (lossy)" and got.replaced == 1 and "话说天下大势" in got.text
+
+
+def test_many_bad_bytes_are_still_refused():
+    data = "\n".join(SIMPLIFIED * 5).encode("gbk")
+    damaged = b"".join(data[i:i + 8] + b"\xff" for i in range(0, len(data), 8))  # one in nine bytes
+    with pytest.raises(InputError, match="unknown encoding"):
+        decode(damaged)
+
+
+def test_binary_with_chinese_text_around_it_is_still_binary():
+    text = "\n".join(SIMPLIFIED * 30).encode("gbk")
+    with pytest.raises(InputError, match="^binary"):
+        decode(text + bytes(range(1, 9)) * 60 + text)
 
 
 @pytest.mark.parametrize(
