@@ -52,30 +52,36 @@ def _decoy_hash() -> str:
 class SignIn:
     user: User | None
     message: str = ""
-    locked: bool = False
+    locked: bool = False  # for the caller's records only: the message is the same either way
+
+
+def refusal(max_failures: int, lock_for: timedelta) -> str:
+    """The one answer to every failed sign-in, so it never tells whether an account exists or is locked."""
+    return (f"{WRONG} (after {max_failures} failed sign-ins in a row an account is locked for "
+            f"{max(1, int(lock_for.total_seconds() // 60))} minutes)")
 
 
 def sign_in(store: Store, name: str, password: str, *, max_failures: int = MAX_FAILURES,
             lock_for: timedelta = LOCK_FOR, at: datetime | None = None) -> SignIn:
     """Check a name and password. Every `max_failures`-th failure in a row locks the account for
-    `lock_for`; while locked, even the right password is refused."""
+    `lock_for`; while locked, even the right password is refused. Every
+    refusal has the same message and costs one password hash check."""
     at = at or now()
+    refused = refusal(max_failures, lock_for)
     try:
         user = store.get_user(name)
     except NotFound:
         check_password_hash(_decoy_hash(), password)  # the same time as a real check: names stay secret
-        return SignIn(None, WRONG)
+        return SignIn(None, refused)
+    right = check_password_hash(user.password_hash, password)  # also when locked: the same time again
     if user.locked_until is not None and user.locked_until > at:
-        return SignIn(None, f"this account is locked after {max_failures} failed sign-ins, until "
-                            f"{user.locked_until:%H:%M} UTC; an admin can reset it with `fptrack user passwd`",
-                      locked=True)
-    if not check_password_hash(user.password_hash, password):
+        return SignIn(None, refused, locked=True)
+    if not right:
         # One atomic write: a password change or another attempt at the same moment is not lost.
         user = store.record_login(name, False, max_failures=max_failures, lock_for=lock_for, at=at)
         if user.failed_logins % max_failures == 0:
-            return SignIn(None, f"{WRONG}; the account is now locked for {int(lock_for.total_seconds() // 60)} "
-                                "minutes", locked=True)
-        return SignIn(None, WRONG)
+            return SignIn(None, refused, locked=True)
+        return SignIn(None, refused)
     if user.failed_logins or user.locked_until is not None:
         user = store.record_login(name, True, max_failures=max_failures, lock_for=lock_for, at=at)
     return SignIn(user)

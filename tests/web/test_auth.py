@@ -1,5 +1,8 @@
 """Sign-in, sessions, CSRF, roles, lockout and the API's Basic auth."""
 import base64
+import html
+import re
+from datetime import datetime, timezone
 
 import pytest
 from werkzeug.security import generate_password_hash
@@ -10,10 +13,21 @@ from web import create_app
 from .conftest import PASSWORD, csrf_token, login, post
 
 M1 = ("https://biquge.example/1.html", "山城旧事/第1章")
+T0_FAR = datetime(2999, 1, 1, tzinfo=timezone.utc)
 
 
 def basic(name: str, password: str = PASSWORD) -> dict[str, str]:
     return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
+
+
+def refusal(response) -> str:
+    """The error a sign-in page shows."""
+    m = re.search(r'<p class="flash error" role="alert">(.*?)</p>', response.get_data(as_text=True))
+    assert m, "no error on the sign-in page"
+    return html.unescape(m.group(1))
+
+
+REFUSED = "Wrong name or password (after 5 failed sign-ins in a row an account is locked for 15 minutes)."
 
 
 @pytest.mark.parametrize("path", ["/", "/works/", "/works/山城旧事", "/sites/", "/sites/view?name=biquge",
@@ -60,7 +74,36 @@ def test_wrong_password_and_unknown_user_get_the_same_answer(client):
     a = login(client, "admin", "wrong password")
     b = login(client, "nobody", "wrong password")
     assert a.status_code == b.status_code == 401
-    assert b"Wrong name or password" in a.data and b"Wrong name or password" in b.data
+    assert refusal(a) == refusal(b) == REFUSED
+
+
+def test_every_failed_sign_in_says_the_same_so_names_stay_secret(client, store):
+    answers = {"unknown": login(client, "nobody", "bad")}
+    for i in range(4):
+        answers[f"wrong {i + 1}"] = login(client, "viewer", "bad")
+    answers["wrong, now locked"] = login(client, "viewer", "bad")
+    answers["locked, right password"] = login(client, "viewer", PASSWORD)
+    answers["locked, wrong password"] = login(client, "viewer", "bad")
+    assert store.get_user("viewer").locked_until is not None
+    assert {(r.status_code, refusal(r)) for r in answers.values()} == {(401, REFUSED)}, {
+        k: refusal(r) for k, r in answers.items()}
+    json_answers = {client.get("/api/me", headers=basic(name, pw)).json["message"]
+                    for name, pw in (("nobody", "bad"), ("viewer", "bad"), ("viewer", PASSWORD), ("admin", "bad"))}
+    assert json_answers == {REFUSED[0].lower() + REFUSED[1:-1]}
+
+
+def test_a_locked_or_unknown_account_still_costs_a_password_check(client, store, monkeypatch):
+    import web.accounts
+
+    checked = []
+    real = web.accounts.check_password_hash
+    monkeypatch.setattr(web.accounts, "check_password_hash", lambda h, p: checked.append(h) or real(h, p))
+    login(client, "nobody", "bad")
+    u = store.get_user("viewer")
+    u.locked_until = T0_FAR
+    store.upsert_user(u)
+    login(client, "viewer", PASSWORD)
+    assert len(checked) == 2  # the decoy, then the locked account's own hash: the same time as a real check
 
 
 def test_session_cookie_is_httponly_and_samesite_lax(client):
@@ -116,10 +159,10 @@ def test_account_locks_after_five_failures_even_for_the_right_password(client, s
         assert login(client, "viewer", "bad").status_code == 401
     assert store.get_user("viewer").failed_logins == 4
     r = login(client, "viewer", "bad")
-    assert r.status_code == 401 and b"locked" in r.data
+    assert r.status_code == 401 and refusal(r) == REFUSED
     assert store.get_user("viewer").locked_until is not None
     r = login(client, "viewer", PASSWORD)
-    assert r.status_code == 401 and b"locked" in r.data
+    assert r.status_code == 401 and refusal(r) == REFUSED
     assert client.get("/").status_code == 302  # still signed out
 
 
@@ -175,7 +218,7 @@ def test_basic_auth_is_only_for_the_api(client):
 
 def test_basic_auth_with_a_wrong_password_is_401_and_counts(client, store):
     r = client.get("/api/me", headers=basic("admin", "nope"))
-    assert r.status_code == 401 and r.json["message"] == "wrong name or password"
+    assert r.status_code == 401 and r.json["message"].startswith("wrong name or password")
     assert store.get_user("admin").failed_logins == 1
 
 
@@ -217,7 +260,7 @@ def test_locked_user_is_refused_by_basic_auth_too(client, store):
     u.locked_until = now() + timedelta(minutes=10)
     store.upsert_user(u)
     r = client.get("/api/me", headers=basic("admin"))
-    assert r.status_code == 401 and "locked" in r.json["message"]
+    assert r.status_code == 401 and r.json["message"] == client.get("/api/me", headers=basic("nobody")).json["message"]
 
 
 def test_new_users_log_in_with_werkzeug_hashes(client, store):
