@@ -3,7 +3,8 @@
 One bad input (an image in a folder, a broken JSON line, an empty file) must
 not stop a run over thousands of pages, and must not vanish silently either:
 it is recorded in a ReadReport with the reason, and the command prints a
-one-line summary. Only a path that does not exist stops the run, because
+one-line summary. A few bad bytes or lone surrogates (JSON's "\ud800") do not
+cost the document: they become U+FFFD, and the report counts them per source. Only a path that does not exist stops the run, because
 that is a typing mistake the user wants to hear about at once.
 """
 from __future__ import annotations
@@ -18,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .encoding import decode_bytes
+from .encoding import decode
 from .errors import InputError
 from .html import html_to_text, looks_like_html
 from .models import Document, Skipped
+from .scrub import scrub, scrub_value
 
 __all__ = ["ReadReport", "read_documents", "read_text"]
 
@@ -42,9 +44,27 @@ class ReadReport:
 
     documents: int = 0
     skipped: list[Skipped] = field(default_factory=list)
+    replaced: dict[str, int] = field(default_factory=dict)  # source -> bad bytes or code points made U+FFFD
 
     def add_skip(self, source: str, reason: str) -> None:
-        self.skipped.append(Skipped(source, reason))
+        self.skipped.append(Skipped(scrub(source)[0], scrub(reason)[0]))
+
+    def add_replaced(self, source: str, n: int) -> None:
+        if n:
+            source = scrub(source)[0]
+            self.replaced[source] = self.replaced.get(source, 0) + n
+
+    @property
+    def problems(self) -> bool:
+        """Whether the summary has more to say than the number of documents."""
+        return bool(self.skipped or self.replaced)
+
+    def details(self) -> list[str]:
+        """One line per skipped input and per damaged one, for --verbose."""
+        lines = [f"skipped {s.source}: {s.reason}" for s in self.skipped]
+        lines += [f"replaced {n} bad character{'' if n == 1 else 's'} with U+FFFD in {source}"
+                  for source, n in self.replaced.items()]
+        return lines
 
     def by_reason(self) -> dict[str, int]:
         """Skips per kind, most frequent first; the kind is the reason up to its first colon."""
@@ -54,8 +74,14 @@ class ReadReport:
     def summary(self) -> str:
         """One line for standard error, e.g. "read 12 documents; skipped 2: 1 empty, 1 binary (see --verbose)"."""
         head = f"read {self.documents} document{'' if self.documents == 1 else 's'}"
-        if not self.skipped:
+        if self.replaced:
+            n, where = sum(self.replaced.values()), len(self.replaced)
+            head += (f"; {n} bad character{'' if n == 1 else 's'} replaced with U+FFFD in {where} "
+                     f"input{'' if where == 1 else 's'}")
+        if not self.problems:
             return head
+        if not self.skipped:
+            return f"{head} (see --verbose)"
         kinds = ", ".join(f"{n} {kind}" for kind, n in self.by_reason().items())
         return f"{head}; skipped {len(self.skipped)}: {kinds} (see --verbose)"
 
@@ -102,6 +128,7 @@ def read_documents(
     for group in groups:
         docs = _read_stdin(stdin, report) if group == "-" else (d for e in group for d in _read_entry(e, report))
         for doc in docs:
+            doc = _scrubbed(doc, report)
             if doc.key in seen:
                 report.add_skip(doc.source, "duplicate key")
                 continue
@@ -115,7 +142,21 @@ def read_text(path: str | Path) -> str:
     return _read_bytes_decoded(Path(path), str(path))[0]
 
 
-def _read_bytes_decoded(path: Path, shown: str) -> tuple[str, str]:
+def _scrubbed(doc: Document, report: ReadReport) -> Document:
+    """The document with lone surrogates (JSON escapes, undecodable file names) made U+FFFD, counted."""
+    key, a = scrub(doc.key)
+    text, b = scrub(doc.text)
+    source, d = scrub(doc.source)  # an undecodable file name: the same name as in the report
+    meta, c = scrub_value(doc.meta)
+    if not (a or b or c or d):
+        return doc
+    path = doc.meta.get("path")
+    c -= scrub(path)[1] if isinstance(path, str) else 0  # the source's name again: counted once, in the key
+    report.add_replaced(source, a + b + c)
+    return Document(key=key, text=text, source=source, meta=meta)
+
+
+def _read_bytes_decoded(path: Path, shown: str) -> tuple[str, str, int]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -127,7 +168,7 @@ def _read_bytes_decoded(path: Path, shown: str) -> tuple[str, str]:
     except OSError as e:
         raise InputError(f"unreadable: {shown}: {e.strerror or e}; check the file") from None
     try:
-        return decode_bytes(data)
+        return decode(data)
     except InputError as e:
         raise InputError(f"{shown}: {e}") from None
 
@@ -186,10 +227,11 @@ def _read_entry(entry: _Entry, report: ReadReport) -> Iterator[Document]:
         report.add_skip(shown, f"binary: {suffix} files are not text; convert it to a .txt or .html file first")
         return
     try:
-        text, encoding = _read_bytes_decoded(path, shown)
+        text, encoding, replaced = _read_bytes_decoded(path, shown)
     except InputError as e:
         report.add_skip(shown, str(e).removeprefix(f"{shown}: "))
         return
+    report.add_replaced(shown, replaced)
     if suffix in JSONL_SUFFIXES:
         yield from _jsonl_documents(text, shown, encoding, report)
         return
@@ -205,10 +247,11 @@ def _read_stdin(stdin: BinaryIO | None, report: ReadReport) -> Iterator[Document
         text, encoding = data, "utf-8"
     else:
         try:
-            text, encoding = decode_bytes(data)
+            text, encoding, replaced = decode(data)
         except InputError as e:
             report.add_skip("-", str(e))
             return
+        report.add_replaced("-", replaced)
     if text.lstrip()[:1] == "{":
         yield from _jsonl_documents(text, "-", encoding, report)
         return
@@ -244,7 +287,7 @@ def _jsonl_documents(text: str, shown: str, encoding: str, report: ReadReport) -
     if stripped.startswith("["):
         try:
             records = json.loads(stripped)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # read line by line below, each bad line reported
             records = None
         if isinstance(records, list):
             for i, rec in enumerate(records, 1):
@@ -261,6 +304,12 @@ def _jsonl_documents(text: str, shown: str, encoding: str, report: ReadReport) -
             rec = json.loads(line)
         except json.JSONDecodeError as e:
             report.add_skip(source, f"invalid JSON: {e.msg} at column {e.colno}; fix or remove the line")
+            continue
+        except RecursionError:
+            report.add_skip(source, "invalid JSON: nested too deeply to read; fix or remove the line")
+            continue
+        except ValueError as e:  # e.g. an integer of more digits than Python converts
+            report.add_skip(source, f"invalid JSON: {e}; fix or remove the line")
             continue
         doc = _record_document(rec, source, shown, encoding, report)
         if doc is not None:

@@ -29,7 +29,7 @@ CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
 @click.option("--clusters", "per_cluster", is_flag=True,
               help="One record per cluster (with its members) instead of per document.")
 @click.option("--duplicates-only", is_flag=True, help="Leave out documents (or clusters) that have no near-duplicate.")
-@click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason on standard error.")
+@click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason, and every input with bad characters replaced, on standard error.")
 @quiet_option
 @friendly_errors
 def command(inputs, threshold, bits, ngram, hashname, fmt, per_cluster, duplicates_only, verbose, quiet):
@@ -92,8 +92,8 @@ def command(inputs, threshold, bits, ngram, hashname, fmt, per_cluster, duplicat
         quiet=quiet,
     )
     if verbose:
-        for sk in report.skipped:
-            note(f"  skipped {sk.source}: {sk.reason}", quiet=quiet)
+        for line in report.details():
+            note(f"  {line}", quiet=quiet)
 
 
 def _sdbm_simhash(nt, bits: int, ngram: int) -> Simhash:

@@ -13,11 +13,11 @@ def load(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False
     """All documents of `inputs`; an error naming `what` when there are none."""
     report = ReadReport()
     docs = list(read_documents(inputs, report))
-    if report.skipped:
+    if report.problems:
         note(f"{what}: {report.summary()}", quiet=quiet)
         if verbose:
-            for s in report.skipped:
-                note(f"  skipped {s.source}: {s.reason}", quiet=quiet)
+            for line in report.details():
+                note(f"  {line}", quiet=quiet)
     if not docs:
         raise InputError(
             f"no {what} to read in {', '.join(inputs)}: give .txt, .html or .jsonl files, or a folder of them"

@@ -26,7 +26,7 @@ COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_sha
               help="Least number of copied characters (syllables) for any verdict of copy.")
 @click.option("--min-long-run", type=click.IntRange(1), default=EngineConfig.min_long_run, show_default=True,
               help="...or one copied passage at least this long (characters/syllables), whatever its share.")
-@click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason.")
+@click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason, and every input with bad characters replaced.")
 @quiet_option
 @friendly_errors
 def command(originals, pages, fmt, min_containment, min_page_share, min_copied, min_long_run, verbose, quiet):

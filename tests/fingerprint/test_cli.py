@@ -54,6 +54,20 @@ def test_track_csv_and_table_formats(run):
     assert table.splitlines()[0].split()[:3] == ["page", "original", "verdict"]
 
 
+def test_track_verbose_names_the_inputs_with_bad_characters_replaced(run, tmp_path):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    text = CHAPTER3.read_text(encoding="utf-8")
+    (pages / "gbk.txt").write_bytes(text[:300].encode("gbk") + b"\xff" + text[300:].encode("gbk"))
+    (pages / "p.jsonl").write_text(json.dumps({"id": "j", "text": text + "\ud800"}))
+    r = run("track", SAMPLES / "originals", pages, "-v")
+    assert r.exit_code == 0, r.output
+    assert {json.loads(line)["page"] for line in r.stdout.splitlines()} == {"gbk", "j"}
+    assert "2 bad characters replaced with U+FFFD in 2 inputs" in r.stderr
+    assert f"replaced 1 bad character with U+FFFD in {pages / 'gbk.txt'}" in r.stderr
+    assert f"replaced 1 bad character with U+FFFD in {pages / 'p.jsonl'}:1" in r.stderr
+
+
 def test_track_reads_pages_from_standard_input(run):
     page = "本站首发\n" + CHAPTER3.read_text(encoding="utf-8")
     r = run("track", SAMPLES / "originals", "-", "-q", input=page.encode("gb18030"))

@@ -266,3 +266,50 @@ def test_corpus_slices_in_their_original_encodings(tmp_path, corpus, name, codec
     html_lines = [line for line in piece[:3000].split("\n") if line.strip()]
     assert by_format["html"].text.split("\n") == [" ".join(line.split()) for line in html_lines]
     assert {d.key for d in docs} == {f"plain/{Path(name).stem}", f"web/{Path(name).stem}"}
+
+
+# --- damaged text: replaced and counted, never fatal ------------------------------------------
+
+
+def test_lone_surrogates_in_jsonl_are_replaced_counted_and_the_batch_goes_on(tmp_path):
+    lines = ['{"id": "a", "text": "%s"}' % ZH, '{"id": "b\\ud800", "text": "%s\\udfff", "title": "\\ud801"}' % ZH,
+             '{"id": "c", "text": "%s"}' % ZH_TRAD]
+    f = _write(tmp_path / "p.jsonl", "\n".join(lines))
+    docs, report = _read([f])
+    assert [d.key for d in docs] == ["a", "b\ufffd", "c"]
+    assert docs[1].text == ZH + "\ufffd" and docs[1].meta["title"] == "\ufffd"
+    for d in docs:
+        d.key.encode("utf-8"), d.text.encode("utf-8")  # everything can be stored now
+    assert report.replaced == {f"{f}:2": 3} and not report.skipped
+    assert report.summary() == "read 3 documents; 3 bad characters replaced with U+FFFD in 1 input (see --verbose)"
+    assert report.details() == [f"replaced 3 bad characters with U+FFFD in {f}:2"]
+
+
+def test_bad_bytes_in_a_gbk_file_are_counted_per_file(tmp_path):
+    f = _write(tmp_path / "gbk.txt", (ZH * 20).encode("gbk") + b"\xff" + (ZH * 20).encode("gbk"))
+    (doc,), report = _read([f])
+    assert doc.meta["encoding"] == "gb18030 (lossy)" and doc.text == ZH * 20 + "\ufffd" + ZH * 20
+    assert report.replaced == {str(f): 1} and "1 bad character replaced" in report.summary()
+
+
+def test_a_file_name_that_is_not_utf8_gives_a_storable_key(tmp_path):
+    import os
+
+    name = os.fsdecode(b"ch\xff\xfe1.txt")  # invalid UTF-8: lone surrogates under surrogateescape
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / name).write_text(ZH, encoding="utf-8")
+    (doc,), report = _read([tmp_path / "d"])
+    assert doc.key == "ch\ufffd\ufffd1" and doc.text == ZH
+    assert report.replaced == {str(tmp_path / "d" / "ch\ufffd\ufffd1.txt"): 2}
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("[" * 100_000 + "]" * 100_000, "invalid JSON: nested too deeply"),
+    ('{"id": "x", "text": "y", "n": ' + "1" * 5000 + "}", "invalid JSON: Exceeds the limit"),
+])
+def test_json_lines_python_cannot_read_are_skipped_with_the_line(tmp_path, line, reason):
+    f = _write(tmp_path / "p.jsonl", "\n".join([line, json.dumps({"id": "ok", "text": ZH}, ensure_ascii=False)]))
+    docs, report = _read([f])
+    assert [d.key for d in docs] == ["ok"]
+    (skip,) = report.skipped
+    assert skip.source == f"{f}:1" and skip.reason.startswith(reason)
