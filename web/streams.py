@@ -2,7 +2,8 @@
 
 CSV cells are made safe for spreadsheets: a cell that starts with = + - @ (or a
 tab or carriage return) is a formula to Excel and LibreOffice, and crawled
-titles and URLs can be written to exploit that; such cells get a leading '.
+titles and URLs can be written to exploit that; such cells get a leading '
+(fingerprint.cells.defuse, which both command lines use too).
 """
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+from fingerprint.cells import FORMULA_START, defuse
+
+__all__ = ["FORMULA_START", "BOM", "attachment", "csv_lines", "json_default", "json_lines", "safe_cell"]
+
 BOM = "\ufeff"  # lets Excel read the UTF-8 (Chinese titles) without asking
 
 
@@ -41,7 +45,7 @@ def safe_cell(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, default=json_default)
     else:
         text = str(value)
-    return "'" + text if text.startswith(FORMULA_START) else text
+    return defuse(text)
 
 
 def csv_lines(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:

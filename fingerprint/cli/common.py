@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from ..cells import defuse, json_text, printable
 from ..errors import FingerprintError
 
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress bars or summaries on standard error.")
@@ -39,29 +40,39 @@ def progress(iterable: Iterable, *, quiet: bool, desc: str, total: int | None = 
 
 
 def note(message: str, *, quiet: bool) -> None:
-    """A summary line on standard error."""
+    """A summary line on standard error (control characters from the inputs shown as escapes)."""
     if not quiet:
-        click.echo(message, err=True)
+        click.echo(printable(message), err=True)
+
+
+def show(message: str) -> None:
+    """A line of plain output; names and titles from crawled pages cannot steer the terminal."""
+    click.echo(printable(message))
 
 
 def write_records(records: Iterable[dict[str, Any]], fmt: str, columns: Sequence[str], out=None) -> int:
-    """Write records as JSON Lines, CSV or an aligned table; return how many were written."""
+    """Write records as JSON Lines, CSV or an aligned table; return how many were written.
+
+    JSON Lines are exact, with every control character escaped; CSV text cells that a
+    spreadsheet would run as formulas get a leading '; table cells show control characters
+    as escapes, so a crawled title cannot move the cursor or reverse the line."""
     out = out or sys.stdout
     n = 0
     if fmt == "jsonl":
         for rec in records:
-            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            out.write(json_text(rec) + "\n")
             n += 1
         return n
     if fmt == "csv":
         w = csv.DictWriter(out, fieldnames=list(columns), extrasaction="ignore")
         w.writeheader()
         for rec in records:
-            w.writerow({c: _cell(rec.get(c)) for c in columns})
+            w.writerow({c: _csv_cell(rec.get(c)) for c in columns})
             n += 1
         return n
     if fmt == "table":
-        rows = [[_cell(rec.get(c)) for c in columns] for rec in records]
+        rows = [[printable(_cell(rec.get(c))) for c in columns] for rec in records]
+        columns = [printable(c) for c in columns]
         widths = [max([_width(c)] + [_width(r[i]) for r in rows]) for i, c in enumerate(columns)]
         out.write("  ".join(_pad(c, w) for c, w in zip(columns, widths)).rstrip() + "\n")
         for r in rows:
@@ -76,6 +87,11 @@ def _cell(v: Any) -> str:
     if isinstance(v, (dict, list)):
         return json.dumps(v, ensure_ascii=False)
     return "" if v is None else str(v)
+
+
+def _csv_cell(v: Any) -> str:
+    # Only text is defused: a negative number is a number, not a formula.
+    return defuse(v) if isinstance(v, str) else _cell(v)
 
 
 def _width(s: str) -> int:

@@ -1,12 +1,11 @@
 """`simtool compare`: how much of A is in B, per channel, with the copied passages."""
 from __future__ import annotations
 
-import json
-
 import click
 
+from ..cells import json_text
 from ..engine import EngineConfig, judge, prepare
-from .common import friendly_errors, quiet_option
+from .common import friendly_errors, quiet_option, show
 from .inputs import load_one
 
 
@@ -42,10 +41,10 @@ def command(a, b, fmt, passages, quiet):
     pb = prepare(db.key, db.text, config)
     m = judge(pb, pa, config).match
     if fmt == "json":
-        click.echo(json.dumps(m.to_record(), ensure_ascii=False, indent=2))
+        click.echo(json_text(m.to_record(), indent=2))
         return
-    click.echo(f"A (original): {da.key}  {pa.units} units")
-    click.echo(f"B (page):     {db.key}  {pb.units} units")
+    show(f"A (original): {da.key}  {pa.units} units")
+    show(f"B (page):     {db.key}  {pb.units} units")
     click.echo(f"verdict:      {m.verdict}")
     click.echo(f"similarity {m.similarity:.3f}   containment (A in B) {m.containment:.3f}   "
                f"page share (B from A) {m.page_share:.3f}")
@@ -61,7 +60,7 @@ def command(a, b, fmt, passages, quiet):
         return
     click.echo(f"copied passages ({len(m.spans)}, A offsets -> B offsets):")
     for s in sorted(m.spans, key=lambda s: -s.length)[:passages]:
-        click.echo(f"  A[{s.original_start}:{s.original_end}] -> B[{s.page_start}:{s.page_end}]  "
-                   f"{_excerpt(da.text, s.original_start, s.original_end)}")
+        show(f"  A[{s.original_start}:{s.original_end}] -> B[{s.page_start}:{s.page_end}]  "
+             f"{_excerpt(da.text, s.original_start, s.original_end)}")
     if len(m.spans) > passages:
         click.echo(f"  ... {len(m.spans) - passages} more (--passages N, or --format json)")

@@ -54,6 +54,36 @@ def test_track_csv_and_table_formats(run):
     assert table.splitlines()[0].split()[:3] == ["page", "original", "verdict"]
 
 
+def _hostile_pages(tmp_path):
+    """Pages that copy chapter 3 under names a site owner chose: a formula, terminal escapes, a bidi override."""
+    text = CHAPTER3.read_text(encoding="utf-8")
+    f = tmp_path / "hostile.jsonl"
+    f.write_text("\n".join(json.dumps({"id": key, "text": text}) for key in
+                           ("=HYPERLINK(\"http://evil\")", "-2+3", "x\x1b[2J\x1b]0;pwned\x07y", "a\u202egnp.exe")))
+    return f
+
+
+def test_track_csv_defuses_formula_cells(run, tmp_path):
+    out = run("track", SAMPLES / "originals", _hostile_pages(tmp_path), "--format", "csv", "-q").stdout
+    import csv
+    import io
+
+    pages = {row["page"] for row in csv.DictReader(io.StringIO(out))}
+    assert "'=HYPERLINK(\"http://evil\")" in pages and "'-2+3" in pages
+    assert not any(p.startswith(("=", "+", "-", "@")) for p in pages)
+
+
+def test_track_table_shows_control_characters_as_escapes_and_jsonl_keeps_them_exact(run, tmp_path):
+    pages = _hostile_pages(tmp_path)
+    table = run("track", SAMPLES / "originals", pages, "--format", "table", "-q").stdout
+    assert "\x1b" not in table and "\x07" not in table and "\u202e" not in table
+    assert "x\\x1b[2J\\x1b]0;pwned\\x07y" in table and "a\\u202egnp.exe" in table
+    out = run("track", SAMPLES / "originals", pages, "-q").stdout
+    assert "\x1b" not in out and "\u202e" not in out  # escaped by JSON ...
+    keys = {json.loads(line)["page"] for line in out.splitlines()}
+    assert {"x\x1b[2J\x1b]0;pwned\x07y", "a\u202egnp.exe"} <= keys  # ... and exact once read
+
+
 def test_track_verbose_names_the_inputs_with_bad_characters_replaced(run, tmp_path):
     pages = tmp_path / "pages"
     pages.mkdir()
