@@ -1,7 +1,7 @@
 """The Flask admin: piracy reports with evidence."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from flask import Flask
@@ -22,6 +22,8 @@ DEFAULTS: dict[str, Any] = {
     "PROXY_HOPS": 0,  # proxies in front of the app whose X-Forwarded-For to trust (for the address limit)
     "PER_PAGE": 50,
     "SUMMARY_TTL": 10,  # seconds the dashboard, works and sites summaries are shared between requests
+    "SESSION_IDLE": 30 * 60,  # seconds without a request after which a session ends
+    "SESSION_LIFETIME": 12 * 3600,  # seconds after sign-in after which a session ends, however active
 }
 
 
@@ -39,16 +41,19 @@ class JSONProvider(DefaultJSONProvider):
 
 
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
-    """The admin app. test_config may hold SETTINGS (tracker Settings) and STORE (an open Store);
-    without them settings come from FPT_* and the store opens on first use. Flask settings can be
-    given as FPT_WEB_* variables (FPT_WEB_SESSION_COOKIE_SECURE=true)."""
+    """The admin app. test_config may hold SETTINGS (tracker Settings), STORE (an open Store) and
+    CLOCK (a function giving the current UTC time, for tests); without them settings come from
+    FPT_* and the store opens on first use. Flask settings can be given as FPT_WEB_* variables
+    (FPT_WEB_SESSION_COOKIE_SECURE=true, FPT_WEB_SESSION_IDLE=900)."""
     # Imported here, not at the top: `fptrack` imports web.cli for every command, and need not
     # load the blueprints, Flask-Login and Flask-WTF to print its help.
     from tracker.settings import Settings
+    from tracker.store import now
 
     from . import access, api, auth, dashboard, errors, export, filters, matches, notices, search, sites, works
     from .secret import secret_key
     from .services import Services
+    from .sessions import Limits
 
     app = Flask(__name__)
     app.json = JSONProvider(app)
@@ -67,10 +72,28 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["fptrack"] = Services(settings, app.config.get("STORE"),
                                          login_ip_failures=int(app.config["LOGIN_IP_MAX_FAILURES"]),
                                          login_ip_window=float(app.config["LOGIN_IP_WINDOW"]),
-                                         summary_ttl=float(app.config["SUMMARY_TTL"]))
+                                         summary_ttl=float(app.config["SUMMARY_TTL"]),
+                                         session_limits=Limits(
+                                             idle=timedelta(seconds=_positive(app, "SESSION_IDLE")),
+                                             lifetime=timedelta(seconds=_positive(app, "SESSION_LIFETIME"))),
+                                         clock=app.config.get("CLOCK") or now)
     filters.init_app(app)
     access.init_app(app)
     errors.init_app(app)
     for module in (auth, dashboard, works, sites, matches, notices, search, export, api):
         app.register_blueprint(module.bp)
     return app
+
+
+def _positive(app: Flask, key: str) -> float:
+    """A number setting above 0 (seconds); else a SettingsError that names it."""
+    from tracker.settings import SettingsError
+
+    raw = app.config[key]
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        value = 0.0
+    if not 0 < value < 1e12:  # NaN and infinity fail too
+        raise SettingsError(f"FPT_WEB_{key} must be a number above 0, not {raw!r}")
+    return value

@@ -1,12 +1,12 @@
 """Who may do what, checked before every request.
 
-Every page needs a signed-in user (the session, or HTTP Basic on /api/ for
-scripts). Every request that is not GET/HEAD/OPTIONS carries a CSRF token,
-except an API call authenticated by Basic: a browser does not add that
-header to a forged cross-site request, and API writes also require a JSON
-body, which a cross-site form cannot send. Viewers read only: any such
-request from a viewer is refused with 403 unless its view is marked
-`reads_only` (a search form that changes nothing).
+Every page needs a signed-in user (a session kept in the store, see web.sessions;
+or HTTP Basic on /api/ for scripts, checked on every call). Every request that is
+not GET/HEAD/OPTIONS carries a CSRF token, except an API call authenticated by
+Basic: a browser does not add that header to a forged cross-site request, and
+API writes also require a JSON body, which a cross-site form cannot send.
+Viewers read only: any such request from a viewer is refused with 403 unless
+its view is marked `reads_only` (a search form that changes nothing).
 """
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from flask.sessions import SecureCookieSessionInterface
 from flask_login import LoginManager, UserMixin, current_user
 from flask_wtf.csrf import CSRFProtect
 
-from tracker.store import NotFound, StoreError, User
+from tracker.store import StoreError, User
 
-from .accounts import sign_in, session_token
+from . import sessions
+from .accounts import sign_in
 from .services import services
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -43,12 +44,12 @@ def reads_only(view: F) -> F:
 class SignedIn(UserMixin):
     """The signed-in user as Flask-Login sees it."""
 
-    def __init__(self, user: User):
+    def __init__(self, user: User, secret: str = ""):
         self.name, self.role = user.name, user.role
-        self._token = session_token(user)
+        self.secret = secret  # the session's, kept in the cookie; "" when signed in by Basic for one call
 
     def get_id(self) -> str:
-        return f"{self.name}\x1f{self._token}"
+        return self.secret
 
     @property
     def is_admin(self) -> bool:
@@ -88,13 +89,10 @@ def _store_errors_kept(loader: Callable[[Any], SignedIn | None]) -> Callable[[An
 
 @login_manager.user_loader
 @_store_errors_kept
-def load_user(user_id: str) -> SignedIn | None:
-    name, _, token = user_id.rpartition("\x1f")
-    try:
-        user = services().store.get_user(name)
-    except NotFound:
-        return None
-    return SignedIn(user) if session_token(user) == token else None
+def load_user(secret: str) -> SignedIn | None:
+    s = services()
+    user = sessions.resume(s.store, secret, s.session_limits, s.clock())
+    return None if user is None else SignedIn(user, secret)
 
 
 @login_manager.request_loader
@@ -114,7 +112,7 @@ def load_basic_user(req: Any) -> SignedIn | None:
     cfg = current_app.config
     result = sign_in(services().store, auth.username or "", auth.password or "",
                      max_failures=int(cfg["LOGIN_MAX_FAILURES"]),
-                     lock_for=timedelta(minutes=float(cfg["LOGIN_LOCK_MINUTES"])))
+                     lock_for=timedelta(minutes=float(cfg["LOGIN_LOCK_MINUTES"])), at=services().clock())
     if result.user is None:
         limiter.fail(address)
         g.auth_refused = (401, result.message, 0)

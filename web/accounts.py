@@ -64,7 +64,7 @@ def refusal(max_failures: int, lock_for: timedelta) -> str:
 def sign_in(store: Store, name: str, password: str, *, max_failures: int = MAX_FAILURES,
             lock_for: timedelta = LOCK_FOR, at: datetime | None = None) -> SignIn:
     """Check a name and password. Every `max_failures`-th failure in a row locks the account for
-    `lock_for`; while locked, even the right password is refused. Every
+    `lock_for` and ends its sessions; while locked, even the right password is refused. Every
     refusal has the same message and costs one password hash check."""
     at = at or now()
     refused = refusal(max_failures, lock_for)
@@ -80,6 +80,7 @@ def sign_in(store: Store, name: str, password: str, *, max_failures: int = MAX_F
         # One atomic write: a password change or another attempt at the same moment is not lost.
         user = store.record_login(name, False, max_failures=max_failures, lock_for=lock_for, at=at)
         if user.failed_logins % max_failures == 0:
+            store.delete_sessions(name)  # someone is guessing: whoever holds a session signs in again
             return SignIn(None, refused, locked=True)
         return SignIn(None, refused)
     if user.failed_logins or user.locked_until is not None:

@@ -6,8 +6,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
-from flask_login import login_user, logout_user
+from flask_login import current_user, login_user, logout_user
 
+from . import sessions
 from .access import SignedIn, client_address, reads_only
 from .accounts import sign_in
 from .services import services
@@ -39,15 +40,17 @@ def login() -> Any:
         return render_template("auth/login.html", next=next_url, name=name,
                                error=f"Too many failed sign-ins from your address; try again in {minutes} "
                                      "minutes."), 429
-    cfg = current_app.config
-    result = sign_in(services().store, name, password, max_failures=int(cfg["LOGIN_MAX_FAILURES"]),
-                     lock_for=timedelta(minutes=float(cfg["LOGIN_LOCK_MINUTES"])))
+    cfg, s = current_app.config, services()
+    at = s.clock()
+    result = sign_in(s.store, name, password, max_failures=int(cfg["LOGIN_MAX_FAILURES"]),
+                     lock_for=timedelta(minutes=float(cfg["LOGIN_LOCK_MINUTES"])), at=at)
     if result.user is None:
         limiter.fail(address)
         return render_template("auth/login.html", next=next_url, name=name,
                                error=result.message[:1].upper() + result.message[1:] + "."), 401
-    session.clear()  # a new session id on sign-in: a session planted before it is worthless
-    login_user(SignedIn(result.user))
+    session.clear()  # a new session on sign-in: a session planted before it is worthless
+    sessions.purge(s.store, s.session_limits, at)  # here, not per request: sign-ins are rare
+    login_user(SignedIn(result.user, sessions.start(s.store, result.user, at)))
     return redirect(safe_next(next_url))
 
 
@@ -61,6 +64,9 @@ def healthz() -> Any:
 @bp.route("/logout", methods=["POST"])
 @reads_only
 def logout() -> Any:
+    """End the session in the store, not only in this browser: a copy of the cookie is worthless after."""
+    if current_user.is_authenticated and current_user.secret:
+        sessions.end(services().store, current_user.secret)
     logout_user()
     session.clear()
     return redirect(url_for("auth.login"))

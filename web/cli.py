@@ -130,14 +130,16 @@ def list_users() -> None:
 @click.argument("name")
 @_errors
 def remove(name: str) -> None:
-    """Remove an account; its sessions end at their next request.
+    """Remove an account and end its sessions.
 
     \b
     Example:
       fptrack user remove alice
     """
-    _store().delete_user(name)
-    click.echo(f"removed {name}")
+    store = _store()
+    store.delete_user(name)
+    ended = store.delete_sessions(name)
+    click.echo(f"removed {name}" + (f"; ended {_sessions(ended)}" if ended else ""))
 
 
 @user.command("passwd")
@@ -145,7 +147,7 @@ def remove(name: str) -> None:
 @click.option("--password-stdin", is_flag=True, help="Read the password from the first line of standard input.")
 @_errors
 def passwd(name: str, password_stdin: bool) -> None:
-    """Set an account's password; this also unlocks it and ends its other sessions.
+    """Set an account's password; this also unlocks it and ends its sessions.
 
     \b
     Example:
@@ -156,4 +158,9 @@ def passwd(name: str, password_stdin: bool) -> None:
     u.password_hash = hash_password(_read_password(password_stdin))
     u.failed_logins, u.locked_until = 0, None
     store.upsert_user(u)
-    click.echo(f"password changed for {name}")
+    ended = store.delete_sessions(name)  # whoever knew the old password is signed out
+    click.echo(f"password changed for {name}" + (f"; ended {_sessions(ended)}" if ended else ""))
+
+
+def _sessions(n: int) -> str:
+    return f"{n} session" + ("" if n == 1 else "s")

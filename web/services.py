@@ -1,23 +1,26 @@
 """What the app holds for its whole life: the store, the chapter catalog, the matching
-engine for "check this text now", and the per-address sign-in limiter."""
+engine for "check this text now", the per-address sign-in limiter, the session limits
+and the clock."""
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 
 from flask import current_app
 
 from fingerprint.track import Tracker
 from tracker.context import Context
 from tracker.settings import Settings
-from tracker.store import Store
+from tracker.store import Store, now
 from tracker.store.open import open_store
 
 from .catalog import ChapterCatalog
 from .limits import FailureLimiter
 from .reports import Reports
+from .sessions import Limits
 from .snapshots import Snapshots
 
 ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loaded again from the store
@@ -25,8 +28,11 @@ ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loade
 
 class Services:
     def __init__(self, settings: Settings, store: Store | None = None, *, login_ip_failures: int = 30,
-                 login_ip_window: float = 900, summary_ttl: float = 10.0):
+                 login_ip_window: float = 900, summary_ttl: float = 10.0, session_limits: Limits | None = None,
+                 clock: Callable[[], datetime] = now):
         self.settings = settings
+        self.session_limits = session_limits or Limits()
+        self.clock = clock  # the time sessions and sign-ins are judged by (tests move it)
         self.snapshots = Snapshots(summary_ttl)
         self._store = store
         self._lock = threading.Lock()
