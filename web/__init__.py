@@ -24,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "SUMMARY_TTL": 10,  # seconds the dashboard, works and sites summaries are shared between requests
     "SESSION_IDLE": 30 * 60,  # seconds without a request after which a session ends
     "SESSION_LIFETIME": 12 * 3600,  # seconds after sign-in after which a session ends, however active
+    "CHECK_MAX_CHARS": 100_000,  # characters "check this text now" takes at once
 }
 
 
@@ -77,6 +78,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
                                              idle=timedelta(seconds=_positive(app, "SESSION_IDLE")),
                                              lifetime=timedelta(seconds=_positive(app, "SESSION_LIFETIME"))),
                                          clock=app.config.get("CLOCK") or now)
+    app.config["CHECK_MAX_CHARS"] = int(_positive(app, "CHECK_MAX_CHARS"))
     filters.init_app(app)
     access.init_app(app)
     errors.init_app(app)
@@ -86,7 +88,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
 
 def _positive(app: Flask, key: str) -> float:
-    """A number setting above 0 (seconds); else a SettingsError that names it."""
+    """A number setting above 0 (seconds, characters); else a SettingsError that names it."""
     from tracker.settings import SettingsError
 
     raw = app.config[key]

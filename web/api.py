@@ -102,5 +102,6 @@ def search_() -> Any:
 @bp.route("/check", methods=["POST"])
 @reads_only
 def check() -> Any:
-    """{"text": ...}: which registered chapters the text copies, with the passages."""
-    return jsonify(search.check_data(json_body().get("text")))
+    """{"text": ...}: which registered chapters the text copies, with the passages. Lone surrogates
+    in the text are replaced by U+FFFD and counted (surrogates_replaced)."""
+    return jsonify(search.check_data(json_body(surrogates_in="text").get("text")))

@@ -15,10 +15,11 @@ TITLES = {400: "Bad request", 401: "Sign in", 403: "Not allowed", 404: "Not foun
           413: "Too large", 429: "Too many requests", 500: "Something went wrong", 503: "Store unavailable"}
 
 
-def error_response(status: int, message: str) -> Any:
-    title = TITLES.get(status, "Error")
+def error_response(status: int, message: str, title: str | None = None, extra: dict[str, Any] | None = None) -> Any:
+    """`extra` adds fields to a JSON answer (the limit a text went over, say)."""
+    title = title or TITLES.get(status, "Error")
     if is_api():
-        response = jsonify(error=title.lower(), message=message)
+        response = jsonify(error=title.lower(), message=message, **(extra or {}))
         response.status_code = status
         return response
     return render_template("errors/error.html", status=status, title=title, message=message), status
@@ -27,10 +28,13 @@ def error_response(status: int, message: str) -> Any:
 def http_error(e: HTTPException) -> Any:
     if e.code is None or e.code < 400:
         return e
-    response = error_response(e.code, e.description or "")
+    response = current_app.make_response(error_response(e.code, e.description or "", getattr(e, "title", None),
+                                                        getattr(e, "extra", None)))
     if e.code == 405 and hasattr(e, "valid_methods") and e.valid_methods:
-        response = current_app.make_response(response)
         response.headers["Allow"] = ", ".join(e.valid_methods)
+    retry = getattr(e, "retry_after", None)  # werkzeug's 429 and 503 carry one
+    if isinstance(retry, int) and retry > 0:
+        response.headers["Retry-After"] = str(retry)
     return response
 
 

@@ -12,8 +12,6 @@ from .catalog import Outline
 from .highlight import excerpt, segments, side_spans
 from .reports import page_row
 
-MAX_CHECK_CHARS = 200_000
-
 
 def passages(spans: list[dict[str, int]], page_text: str, original_text: str | None) -> list[dict[str, Any]]:
     """Each copied passage with its offsets and a one-line excerpt from both sides, longest first."""

@@ -3,6 +3,7 @@ is allowed, never a traceback from deeper down."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,9 @@ ACTIVE = "active"
 SCOPES = (ACTIVE, "all", *MATCH_STATUSES)
 MAX_PER_PAGE = 500
 MAX_TEXT = 500  # characters in a filter value
+#: Half of a UTF-16 pair on its own: JSON can spell one ("\ud800") but no UTF-8 text holds it,
+#: so it would fail deep in the store or in writing the answer. (Pairs decode to one character.)
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -103,11 +107,40 @@ def page_filters() -> dict[str, str | None]:
     return {"status": choice_arg("status", PAGE_STATUSES), "site": text_arg("site"), "url_contains": text_arg("q")}
 
 
-def json_body() -> dict[str, Any]:
-    """The request's JSON object (Content-Type: application/json), else a 400 that says so."""
+def replace_surrogates(text: str) -> tuple[str, int]:
+    """The text with each lone surrogate replaced by U+FFFD, and how many there were."""
+    return LONE_SURROGATE.subn("\ufffd", text)
+
+
+def _has_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:  # not recursive: nesting depth is the sender's choice
+        v = stack.pop()
+        if isinstance(v, str):
+            if LONE_SURROGATE.search(v):
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
+
+
+def json_body(*, surrogates_in: str | None = None) -> dict[str, Any]:
+    """The request's JSON object (Content-Type: application/json), else a 400 that says so.
+    A lone surrogate anywhere is a 400 too, except in the field `surrogates_in`, whose caller
+    replaces them (replace_surrogates)."""
     if not request.is_json:
         abort(400, "send a JSON object with Content-Type: application/json")
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:
+        abort(400, "the JSON nests too deeply")
     if not isinstance(body, dict):
         abort(400, "the body must be a JSON object")
+    rest = {k: v for k, v in body.items() if k != surrogates_in} if surrogates_in else body
+    if _has_surrogate(rest):
+        abort(400, "the JSON holds a lone surrogate (such as \\ud800), which is not a character; "
+                   "send text that UTF-8 can encode")
     return body

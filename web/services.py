@@ -1,6 +1,6 @@
 """What the app holds for its whole life: the store, the chapter catalog, the matching
-engine for "check this text now", the per-address sign-in limiter, the session limits
-and the clock."""
+engine for "check this text now" and its one slot, the per-address sign-in limiter,
+the session limits and the clock."""
 from __future__ import annotations
 
 import threading
@@ -17,6 +17,7 @@ from tracker.settings import Settings
 from tracker.store import Store, now
 from tracker.store.open import open_store
 
+from .busy import Slots
 from .catalog import ChapterCatalog
 from .limits import FailureLimiter
 from .reports import Reports
@@ -24,6 +25,9 @@ from .sessions import Limits
 from .snapshots import Snapshots
 
 ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loaded again from the store
+#: Checks of a pasted text at once per process. The engine serves one caller at a time, so a
+#: second check could only queue behind the first, holding a server thread: it is refused instead.
+CHECKS_AT_ONCE = 1
 
 
 class Services:
@@ -33,6 +37,7 @@ class Services:
         self.settings = settings
         self.session_limits = session_limits or Limits()
         self.clock = clock  # the time sessions and sign-ins are judged by (tests move it)
+        self.check_slots = Slots(CHECKS_AT_ONCE)
         self.snapshots = Snapshots(summary_ttl)
         self._store = store
         self._lock = threading.Lock()
