@@ -7,7 +7,7 @@ import time
 
 import click
 
-from fingerprint.cli.common import note, progress, quiet_option, write_records
+from fingerprint.cli.common import note, progress, quiet_option, show, write_records
 from fingerprint.errors import FingerprintError
 
 from .settings import Settings, SettingsError
@@ -42,6 +42,18 @@ def click_errors(*more: type[Exception]):
 
 
 domain_errors = click_errors()
+verbose_option = click.option("-v", "--verbose", is_flag=True,
+                              help="List every skipped input (file:line) with its reason, and every input "
+                                   "with bad characters replaced.")
+
+
+def read_summary(report, *, verbose: bool, quiet: bool) -> None:
+    """What reading the inputs skipped or repaired: one line, and with -v one line per input."""
+    if report.problems:
+        note(report.summary(), quiet=quiet)
+        if verbose:
+            for line in report.details():
+                note(f"  {line}", quiet=quiet)
 
 
 def open_context():
@@ -96,9 +108,10 @@ def main() -> None:
 @click.argument("title")
 @click.argument("path", type=click.Path(exists=True))
 @click.option("--author", default="", help="The work's author.")
+@verbose_option
 @quiet_option
 @domain_errors
-def add_work(title, path, author, quiet):
+def add_work(title, path, author, verbose, quiet):
     """Register a novel: a whole-book file (split at 第X章/回/卷 or "Chapter N"
     headings), a folder with one chapter per file (key = file name without
     extension), or a JSON Lines file of {"id", "text"} records.
@@ -116,21 +129,21 @@ def add_work(title, path, author, quiet):
     t0 = time.perf_counter()
     r = register_work(ctx, title, path, author=author)
     n = len(r.added) + len(r.changed) + len(r.unchanged)
-    click.echo(f"{r.work.title}: {n} chapters ({len(r.added)} new, {len(r.changed)} changed, "
-               f"{len(r.unchanged)} unchanged) in {time.perf_counter() - t0:.1f} s")
+    show(f"{r.work.title}: {n} chapters ({len(r.added)} new, {len(r.changed)} changed, "
+         f"{len(r.unchanged)} unchanged) in {time.perf_counter() - t0:.1f} s")
     if r.empty:
         note(f"not indexed (no text left after removing boilerplate): {', '.join(r.empty)}", quiet=quiet)
-    if r.skipped.skipped:
-        note(r.skipped.summary(), quiet=quiet)
+    read_summary(r.skipped, verbose=verbose, quiet=quiet)
 
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--site", default="", help="The site the pages come from (default: from the records, or none).")
 @click.option("--no-process", is_flag=True, help="Only store and queue the pages.")
+@verbose_option
 @quiet_option
 @domain_errors
-def ingest(paths, site, no_process, quiet):
+def ingest(paths, site, no_process, verbose, quiet):
     """Take saved pages (text, HTML in any common encoding, JSON Lines with
     id/text/url) as if crawled, then process them: with FPT_BROKER_URL set the
     workers do it, otherwise it runs here. Unchanged pages are not reprocessed.
@@ -146,8 +159,7 @@ def ingest(paths, site, no_process, quiet):
     ctx = open_context()
     r = do_ingest(ctx, list(paths), site=site)
     click.echo(f"{len(r.queued)} pages queued, {len(r.unchanged)} unchanged")
-    if r.read.skipped:
-        note(r.read.summary(), quiet=quiet)
+    read_summary(r.read, verbose=verbose, quiet=quiet)
     if r.queued and not no_process:
         click.echo(dispatch_pages(ctx, r.queued))
 
@@ -323,7 +335,7 @@ def set_status(page, original, status, by):
       fptrack set-status biquge-1 山城旧事/山城旧事-第一章 confirmed --by alice
     """
     m = open_context().store.set_match_status(page, original, status, by=by)
-    click.echo(f"{m.page} -> {m.chapter}: {m.status}")
+    show(f"{m.page} -> {m.chapter}: {m.status}")
 
 
 @main.command()
@@ -345,7 +357,7 @@ def stats(failures):
     if fails:
         click.echo("recent failures:")
         for p in fails:
-            click.echo(f"  {p.key}: {p.reason} (attempts {p.attempts})")
+            show(f"  {p.key}: {p.reason} (attempts {p.attempts})")
 
 
 if __name__ == "__main__":  # pragma: no cover

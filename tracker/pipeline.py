@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from fingerprint.errors import FingerprintError
+from fingerprint.errors import FingerprintError, InputError
 from fingerprint.index import index_keys
 from fingerprint.models import Document, Match
 from fingerprint.sources import ReadReport, read_documents
 
 from .context import Context
 from .fingerprints import pack_keys, params_of
+from .names import clean_site_name
 from .store import FingerprintRecord, MatchRecord, NotFound, Page
+from .store.base import BadRecord
 
 EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
 
@@ -33,15 +35,31 @@ class IngestReport:
 
 def ingest(ctx: Context, inputs: Sequence[str], *, site: str = "") -> IngestReport:
     """Store saved pages (text, HTML, JSON Lines) as if crawled; page key = file name
-    (or the record's id / url). New and changed pages are queued."""
+    (or the record's id / url). New and changed pages are queued.
+
+    A record the store refuses, or whose site name is unusable, is reported in
+    `report.read` with its source (file:line) and the reason; the others go on."""
+    given = clean_site_name(site) if site else ""  # a bad --site stops here, before anything is stored
     report = IngestReport()
     for doc in read_documents(list(inputs), report.read):
-        url = str(doc.meta.get("url", ""))
-        page = Page(key=doc.key, text=doc.text, url=url, site=site or str(doc.meta.get("site", "")),
-                    meta={k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))})
-        stored, changed = ctx.store.upsert_page(page)
+        try:
+            page = Page(key=doc.key, text=doc.text, url=str(doc.meta.get("url", "")),
+                        site=given or _record_site(doc.meta.get("site")),
+                        meta={k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))})
+            stored, changed = ctx.store.upsert_page(page)
+        except (InputError, BadRecord) as e:
+            report.read.documents -= 1
+            report.read.add_skip(doc.source, f"not stored: {e}")
+            continue
         (report.queued if changed or stored.status == "queued" else report.unchanged).append(stored.key)
     return report
+
+
+def _record_site(value: object) -> str:
+    """A record's own "site" field, normalised as every site name is; none is ""."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return ""
+    return clean_site_name(str(value))
 
 
 @dataclass

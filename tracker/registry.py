@@ -10,11 +10,13 @@ from fingerprint.chapters import chinese_numeral, split_chapters
 from fingerprint.engine import prepare
 from fingerprint.errors import InputError
 from fingerprint.index import index_keys
+from fingerprint.scrub import scrub
 from fingerprint.sources import ReadReport, read_documents
 
 from .context import Context
 from .fingerprints import pack_keys, params_of
 from .store import Chapter, FingerprintRecord, Work
+from .store.base import BadRecord
 
 _NUMBER_IN_NAME = re.compile(r"第\s*([0-9零〇一二两三四五六七八九十百千]+)\s*[章回节卷]|(\d+)")
 
@@ -92,6 +94,9 @@ def _natural(key: str) -> list:
 def register_work(ctx: Context, title: str, path: str | Path, *, author: str = "") -> RegisterReport:
     """Register (or update) a work from a file or folder; changed chapters are re-fingerprinted."""
     skipped = ReadReport()
+    # Arguments that were not valid UTF-8 reach Python as lone surrogates, which no store takes.
+    (title, bad_title), (author, bad_author) = scrub(title), scrub(author)
+    skipped.add_replaced("the title and author", bad_title + bad_author)
     inputs = chapters_from(path, skipped)
     if not inputs:
         raise InputError(f"no chapters to register in {path}: give a text file, a folder of chapter files, "
@@ -99,8 +104,12 @@ def register_work(ctx: Context, title: str, path: str | Path, *, author: str = "
     work = ctx.store.upsert_work(Work(id=work_id(title), title=title, author=author))
     report = RegisterReport(work=work, skipped=skipped)
     for c in inputs:
-        ch, status = register_chapter(
-            ctx, Chapter(key=f"{work.id}/{c.name}", work=work.id, title=c.title, text=c.text, number=c.number))
+        try:
+            ch, status = register_chapter(
+                ctx, Chapter(key=f"{work.id}/{c.name}", work=work.id, title=c.title, text=c.text, number=c.number))
+        except BadRecord as e:  # one chapter the store refuses does not cost the others
+            skipped.add_skip(c.name, f"not stored: {e}")
+            continue
         getattr(report, status).append(ch.key)
     return report
 

@@ -50,7 +50,7 @@ class Settings:
                     data = tomllib.load(f)
             except OSError as e:
                 raise SettingsError(f"cannot read FPT_CONFIG={path}: {e.strerror}; fix the path or unset FPT_CONFIG") from e
-            except tomllib.TOMLDecodeError as e:
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:  # tomllib reads the bytes as strict UTF-8
                 raise SettingsError(f"FPT_CONFIG={path} is not valid TOML: {e}") from e
             values.update(data.get("fptrack", data))
         for f in fields(cls):

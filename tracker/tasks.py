@@ -208,7 +208,10 @@ def recrawl_sites(ctx: Context) -> int:
     cmd = [sys.executable, "-m", "crawler", "--all-sites", "--no-process", "--quiet", "--format", "jsonl"]
     env = {**os.environ, **ctx.settings.to_env()}
     try:
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=RECRAWL_TIMEOUT_S)
+        # errors="replace": the child's output carries crawled site names; one bad byte must not
+        # cost the count of what was stored.
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, encoding="utf-8", errors="replace",
+                              timeout=RECRAWL_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         log.error("the re-crawl of %s took more than %d s and was stopped; the next run resumes it",
                   ", ".join(names), RECRAWL_TIMEOUT_S)

@@ -33,11 +33,17 @@ def now() -> datetime:
 
 def content_hash(text: str) -> str:
     """A hash of the exact text (SHA-256, hex), to tell whether a chapter or page changed."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # surrogatepass: hashing never fails; a lone surrogate that reaches the store is refused there
+    # as one BadRecord (entry points replace them first, see fingerprint.scrub).
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class StoreError(Exception):
     """The store cannot be reached or refused a write; the message says what to check."""
+
+
+class BadRecord(StoreError):
+    """The store refused one record (text it cannot encode, a key it cannot hold); others still go in."""
 
 
 class NotFound(KeyError):

@@ -33,6 +33,7 @@ from .base import (
     PAGE_GROUPS,
     PAGE_STATUSES,
     ROLES,
+    BadRecord,
     Chapter,
     CrawlRun,
     FingerprintRecord,
@@ -217,8 +218,11 @@ def _guarded(fn: Callable[..., T]) -> Callable[..., T]:
         except PyMongoError as e:
             raise self._error(e) from e
         except BSONError as e:
-            raise StoreError(f"MongoDB cannot store this record: {_short(e)}; dict keys (in meta, params, "
-                             "scores) must be text without NUL characters") from e
+            raise BadRecord(f"MongoDB cannot store this record: {_short(e)}; dict keys (in meta, params, "
+                            "scores) must be text without NUL characters") from e
+        except UnicodeEncodeError as e:  # BSON strings are UTF-8: a lone surrogate fails
+            raise BadRecord(f"MongoDB cannot store this record: its text holds {e.object[e.start:e.end]!a}, "
+                            "which is not a character (replace it with U+FFFD)") from e
     return wrapper
 
 

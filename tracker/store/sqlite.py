@@ -34,6 +34,7 @@ from .base import (
     PAGE_GROUPS,
     PAGE_STATUSES,
     ROLES,
+    BadRecord,
     Chapter,
     CrawlRun,
     FingerprintRecord,
@@ -284,6 +285,9 @@ def _guarded(fn: Callable[..., T]) -> Callable[..., T]:
             return fn(self, *args, **kwargs)
         except sqlite3.Error as e:
             raise self._error(e) from e
+        except UnicodeEncodeError as e:  # sqlite3 encodes every str as UTF-8: a lone surrogate fails
+            raise BadRecord(f"SQLite cannot store this record: its text holds {e.object[e.start:e.end]!a}, "
+                            "which is not a character (replace it with U+FFFD)") from e
     return wrapper
 
 
