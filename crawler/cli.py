@@ -1,13 +1,14 @@
 """`fptrack crawl` and `fptrack sites`: find reposted chapters on the web."""
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from fingerprint.cli.common import quiet_option, write_records
+from fingerprint.cells import json_text, printable
+from fingerprint.cli.common import quiet_option, show, write_records
 from tracker.cli import click_errors, domain_errors, open_context
+from tracker.names import check_job, clean_site_name
 from tracker.store import NotFound, Site
 
 from .frontier import JobBusy
@@ -72,6 +73,9 @@ def crawl(urls, rules_file, site_names, all_sites, max_pages, depth, timeout, re
     """
     from .run import CrawlLimits, run_crawl
 
+    if job:
+        check_job(job)  # before anything is read, made or deleted
+    site_names = [clean_site_name(n) for n in site_names]
     ctx = open_context()
     store = ctx.store
     known = [stored_rules(s) for s in store.sites()]
@@ -123,23 +127,23 @@ def _report(result, fmt: str, quiet: bool) -> None:
                      "skipped_reasons": entry.get("skipped", {}), "failed_reasons": entry.get("failed", {})})
     if fmt == "jsonl":
         for r in rows:
-            click.echo(json.dumps({**r, "job": result.job, "outcome": result.outcome}, ensure_ascii=False))
+            click.echo(json_text({**r, "job": result.job, "outcome": result.outcome}))
     else:
         write_records(rows, "table", SUMMARY_COLUMNS)
         for r in rows:
             for kind in ("skipped", "failed"):
                 for reason, n in sorted(r[f"{kind}_reasons"].items(), key=lambda kv: -kv[1]):
-                    click.echo(f"  {r['site']}: {n} {kind}: {reason}")
+                    show(f"  {r['site']}: {n} {kind}: {reason}")
     sent = sum(entry["counts"].get("sent to the workers", 0) for entry in result.sites.values())
     if sent and fmt == "table":  # "matched" is 0 then: the workers match the pages after the crawl
         click.echo(f"{sent} pages sent to the workers; their matches appear as they are processed "
                    "(fptrack stats, fptrack matches)")
     if result.resumable:  # said even with --quiet: the next run of the command behaves differently
-        click.echo(f"paused ({result.outcome}); run the same command again to resume job {result.job!r}, "
-                   "or add --fresh to start over", err=True)
+        click.echo(printable(f"paused ({result.outcome}); run the same command again to resume job "
+                             f"{result.job!r}, or add --fresh to start over"), err=True)
     elif not quiet and fmt == "table":
-        click.echo("see the matches: fptrack matches" + (f" --site {rows[0]['site']}" if len(rows) == 1 else ""),
-                   err=True)
+        click.echo(printable("see the matches: fptrack matches" + (f" --site {rows[0]['site']}" if len(rows) == 1
+                                                                  else "")), err=True)
 
 
 @click.group()
@@ -183,6 +187,7 @@ def sites_add(name, urls, rules_file, **options):
       fptrack sites add biquge https://www.biquge.test/book/1/ --content '#content' --delay 1
       fptrack sites add biquge --rules sites.toml
     """
+    name = clean_site_name(name)
     store = open_context().store
     values: dict = {}
     try:
@@ -207,8 +212,8 @@ def sites_add(name, urls, rules_file, **options):
     if not rules.start_urls:
         raise click.UsageError(f"site {name!r} needs at least one start URL: fptrack sites add {name} URL")
     site = save_site(store, rules)
-    click.echo(f"site {site.name}: {len(site.start_urls)} start URLs, rules: "
-               + (", ".join(f"{k}={v}" for k, v in site.rules.items()) or "none (automatic)"))
+    show(f"site {site.name}: {len(site.start_urls)} start URLs, rules: "
+         + (", ".join(f"{k}={v}" for k, v in site.rules.items()) or "none (automatic)"))
 
 
 @sites.command("import")
@@ -226,7 +231,7 @@ def sites_import(rules_file):
         if not rules.start_urls:
             raise click.ClickException(f"{rules_file}: site {rules.name!r} has no start_urls")
         save_site(store, rules)
-        click.echo(f"site {rules.name}: {len(rules.start_urls)} start URLs")
+        show(f"site {rules.name}: {len(rules.start_urls)} start URLs")
 
 
 @sites.command("list")
@@ -270,18 +275,18 @@ def sites_show(name, runs):
       fptrack sites show biquge
     """
     store = open_context().store
-    s = store.get_site(name)
-    click.echo(f"site {s.name} (re-crawled daily: {'yes' if s.recrawl else 'no'})")
+    s = store.get_site(clean_site_name(name))
+    show(f"site {s.name} (re-crawled daily: {'yes' if s.recrawl else 'no'})")
     for url in s.start_urls:
-        click.echo(f"  start: {url}")
+        show(f"  start: {url}")
     for k, v in s.rules.items():
-        click.echo(f"  {k}: {v}")
-    for run in store.crawl_runs(site=name, limit=runs):
+        show(f"  {k}: {v}")
+    for run in store.crawl_runs(site=s.name, limit=runs):
         counts = ", ".join(f"{k} {v}" for k, v in run.counts.items())
-        click.echo(f"crawl {run.started_at:%Y-%m-%d %H:%M} - {run.finished_at:%H:%M} ({run.outcome}): {counts}")
+        show(f"crawl {run.started_at:%Y-%m-%d %H:%M} - {run.finished_at:%H:%M} ({run.outcome}): {counts}")
         for kind, reasons in (("skipped", run.skipped), ("failed", run.failed)):
             for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
-                click.echo(f"    {n} {kind}: {reason}")
+                show(f"    {n} {kind}: {reason}")
 
 
 @sites.command("remove")
@@ -294,5 +299,6 @@ def sites_remove(name):
     Example:
       fptrack sites remove biquge
     """
+    name = clean_site_name(name)
     open_context().store.delete_site(name)
-    click.echo(f"removed site {name}")
+    show(f"removed site {name}")

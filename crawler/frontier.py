@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import shutil
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
+from tracker.names import check_job, inside, job_for_sites
 from tracker.settings import Settings
 
 #: Seconds a crawler sharing a Redis frontier waits, idle, for its peers to add requests.
@@ -39,16 +39,16 @@ class JobBusy(RuntimeError):
 
 def job_name(names: list[str]) -> str:
     """A file- and key-safe job name from the sites' names."""
-    raw = "+".join(sorted(names)) or "crawl"
-    return re.sub(r"[^\w.+-]+", "_", raw)[:120]
+    return job_for_sites(names)
 
 
 def job_dir(settings: Settings, job: str) -> Path:
-    return settings.home / "crawls" / job
+    """The job's folder under FPT_HOME/crawls; a name that would lead elsewhere is an InputError."""
+    return inside(settings.home / "crawls", check_job(job))
 
 
 def redis_keys(settings: Settings, job: str) -> dict[str, str]:
-    base = f"{settings.redis_prefix}crawl:{job}"
+    base = f"{settings.redis_prefix}crawl:{check_job(job)}"
     return {"requests": f"{base}:requests", "seen": f"{base}:seen", "crawlers": f"{base}:crawlers"}
 
 
@@ -115,7 +115,8 @@ class Membership:
             return
         folder = self.settings.home / "crawls"
         folder.mkdir(parents=True, exist_ok=True)
-        self._lock_file = open(folder / f"{self.job}.lock", "w")  # noqa: SIM115 - held for the whole crawl
+        lock = inside(folder, check_job(self.job) + ".lock")
+        self._lock_file = open(lock, "w")  # noqa: SIM115 - held for the whole crawl
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -30,6 +30,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from fingerprint.errors import InputError
+from fingerprint.scrub import scrub_value
+from tracker.names import clean_site_name
+
 from .extract import Selectors
 
 
@@ -164,9 +168,10 @@ def load_rules_file(path: str | Path) -> list[SiteRules]:
             data = json.loads(raw.decode("utf-8"))
         else:
             data = tomllib.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:  # TOMLDecodeError and JSONDecodeError are ValueErrors
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:  # TOMLDecodeError, JSONDecodeError: ValueErrors
         kind = "JSON" if p.suffix.lower() == ".json" else "TOML"
         raise RulesError(f"the rules file {p} is not valid {kind}: {e}") from e
+    data, _ = scrub_value(data)  # JSON "\ud800" escapes: names and URLs must be storable
     tables = data.get("site", data) if isinstance(data, dict) else data
     if isinstance(tables, dict):
         tables = [tables]
@@ -217,6 +222,11 @@ def _value(key: str, value: Any, where: str) -> Any:
         return value
     if not isinstance(value, str):
         raise RulesError(f"{where}: {key} must be a string ({kind})")
+    if key == "name":  # one spelling per site, whatever entry it came in by
+        try:
+            return clean_site_name(value)
+        except InputError as e:
+            raise RulesError(f"{where}: {e}") from None
     return value.strip()
 
 

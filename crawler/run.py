@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tracker.names import check_job
 from tracker.settings import Settings
 
 from .counts import by_site
@@ -81,7 +82,8 @@ def run_crawl(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimit
 
     `on_response(url)` is called for every response (progress display)."""
     limits = limits or CrawlLimits()
-    job = job or job_name([s.name for s in sites])
+    # Checked before anything is created or deleted: the name becomes a folder under FPT_HOME.
+    job = check_job(job) if job else job_name([s.name for s in sites])
     member = Membership(settings, job)
     member.join()  # raises JobBusy when the job runs in another process on disk
     try:

@@ -8,6 +8,9 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, request
 
+from fingerprint.errors import InputError
+from tracker.names import clean_site_name
+
 from .params import match_filters, page_filters, scope_arg, sort_arg, text_arg
 from .reports import MATCH_COLUMNS, PAGE_COLUMNS, RUN_COLUMNS, Paging, Reports, run_row
 from .services import reports
@@ -38,7 +41,10 @@ def _required(name: str) -> str:
 def _site_name() -> str:
     if "site" not in request.args:
         abort(400, "this list needs site=...")
-    return request.args["site"].strip()
+    try:
+        return clean_site_name(request.args["site"])  # spelled as the pipeline stores it
+    except InputError as e:
+        abort(400, str(e))
 
 
 def _work_report(r: Reports, key: str) -> Rows:
