@@ -102,3 +102,10 @@ def test_api_export_with_basic_auth(client):
 
     r = client.get("/api/export/matches.csv", headers=basic("viewer"))
     assert len(read_csv(r)) == 3
+
+
+def test_a_site_export_takes_the_name_as_the_pipeline_spells_it(admin):
+    spaced = read_csv(admin.get("/export/site-works.csv?site=%20%20biquge%20"))
+    assert spaced == read_csv(admin.get("/export/site-works.csv?site=biquge")) and spaced
+    r = admin.get("/export/site-works.csv?site=bi%1bquge")
+    assert r.status_code == 400 and "control character" in r.get_data(as_text=True)
