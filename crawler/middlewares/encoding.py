@@ -13,8 +13,10 @@ import logging
 
 from scrapy.http import TextResponse
 
-from fingerprint.encoding import decode_bytes
+from fingerprint.encoding import decode
 from fingerprint.errors import InputError
+
+from ..counts import count
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +24,8 @@ log = logging.getLogger(__name__)
 FORCE_ENCODING = "fpt_encoding"
 #: Response meta key set here: "declared" when the label was right, else what was detected.
 DETECTED = "fpt_detected_encoding"
+#: Request meta key of the site a request belongs to (set by the spider).
+SITE = "fpt_site"
 
 
 class EncodingMiddleware:
@@ -41,9 +45,12 @@ class EncodingMiddleware:
         declared = response.headers.get(b"Content-Type", b"").decode("latin-1")
         label = declared.partition("charset=")[2].split(";")[0].strip(" \"'") or None
         try:
-            _, codec = decode_bytes(response.body, declared=label)
+            _, codec, replaced = decode(response.body, declared=label)
         except InputError:
             return response  # binary in a text/* response: the spider skips it with the reason
+        if replaced and self.stats is not None and request.meta.get(SITE):
+            # Scrapy decodes with errors replaced too; counted here so a damaged site shows in its stats.
+            count(self.stats, request.meta[SITE], "bad bytes replaced", n=replaced)
         codec = codec.split(" ")[0]  # "utf-8 (lossy)": decode as UTF-8, bad bytes replaced
         if _same(codec, response.encoding):
             return response

@@ -38,11 +38,10 @@ from twisted.internet.error import (
 from ..counts import count
 from ..extract import Extracted, extract, is_chapter_text
 from ..items import PageItem
-from ..middlewares.encoding import FORCE_ENCODING
+from ..middlewares.encoding import FORCE_ENCODING, SITE
 from ..rules import SiteRules, make_rules, rules_for_urls
 from ..urls import PatternBudget, normalize_url, trap_reason
 
-SITE = "fpt_site"
 PARTS = "fpt_parts"  # [(url, title, text), ...] of the parts of a split chapter fetched so far
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
 MAX_PARTS = 30

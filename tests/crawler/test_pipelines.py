@@ -107,6 +107,14 @@ def test_encoding_middleware_obeys_a_forced_encoding():
     assert "山城的雨" in EncodingMiddleware().process_response(r.request, r).text
 
 
+def test_encoding_middleware_reads_a_gbk_page_with_a_stray_byte_and_counts_it(stats):
+    page = f"<html><head><meta charset='gbk'></head><body><div>{TEXT}</div></body></html>"
+    r = _response(page[:300].encode("gbk") + b"\xff" + page[300:].encode("gbk"), "text/html", fpt_site="s.test")
+    fixed = EncodingMiddleware(stats).process_response(r.request, r)
+    assert fixed.encoding in ("gb18030", "gbk") and TEXT[-30:] in fixed.text
+    assert counts(stats)["counts"]["bad bytes replaced"] == 1
+
+
 def test_a_page_seen_under_a_new_site_name_is_matched_again(settings, stats):
     ctx = Context(settings)
     register_work(ctx, "山城旧事", str(ORIGINALS))
