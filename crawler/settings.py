@@ -37,6 +37,7 @@ REDIRECT_MAX_TIMES = 5
 HTTPERROR_ALLOW_ALL = False
 
 DOWNLOADER_MIDDLEWARES = {
+    "crawler.middlewares.truncated.TruncatedMiddleware": 595,  # before decompression (590): is the stream whole?
     "crawler.middlewares.encoding.EncodingMiddleware": 560,  # after decompression (590), before the spider sees text
 }
 EXTENSIONS = {

@@ -39,9 +39,12 @@ from ..counts import count
 from ..extract import Extracted, extract, is_chapter_text
 from ..items import PageItem
 from ..middlewares.encoding import FORCE_ENCODING, SITE
+from ..middlewares.truncated import REASON as TRUNCATED
+from ..middlewares.truncated import TruncatedResponse
 from ..rules import SiteRules, make_rules, rules_for_urls
 from ..urls import PatternBudget, normalize_url, trap_reason
 
+RECEIVED = "fpt_received"  # bytes of the body received so far (how a cancelled download is told apart)
 PARTS = "fpt_parts"  # [(url, title, text), ...] of the parts of a split chapter fetched so far
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
 MAX_PARTS = 30
@@ -72,6 +75,8 @@ class NovelSpider(scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider._on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._on_response, signal=signals.response_received)
+        crawler.signals.connect(spider._on_headers, signal=signals.headers_received)
+        crawler.signals.connect(spider._on_bytes, signal=signals.bytes_received)
         return spider
 
     # ---- requests ------------------------------------------------------------
@@ -221,24 +226,42 @@ class NovelSpider(scrapy.Spider):
     def _on_response(self, *_: Any, **__: Any) -> None:
         self._idle_since = None
 
+    @staticmethod
+    def _on_headers(request: Request, **_: Any) -> None:
+        request.meta[RECEIVED] = 0  # a retry is a copy of the request, meta and all: count afresh
+
+    @staticmethod
+    def _on_bytes(data: bytes, request: Request, **_: Any) -> None:
+        # Scrapy cancels a body that grows past DOWNLOAD_MAXSIZE (no Content-Length to refuse it by)
+        # with a bare DownloadCancelledError; the byte count is what tells it from a lost connection.
+        request.meta[RECEIVED] = request.meta.get(RECEIVED, 0) + len(data)
+
 
 def classify(failure, settings) -> tuple[str, str]:
     """("skipped" | "failed", reason) for a request that failed."""
     exc = failure.value
+    request = getattr(failure, "request", None)
+    maxsize = (request.meta.get("download_maxsize") if request is not None else None) or \
+        settings.getint("DOWNLOAD_MAXSIZE")
+    if failure.check(TruncatedResponse):
+        return "failed", TRUNCATED
+    text = str(exc)
+    # Too large, said three ways: a Content-Length over the limit ("max size"), a body that grew
+    # past it (a bare cancel, but the bytes were counted), a body that decompressed past it.
+    received = request.meta.get(RECEIVED, 0) if request is not None else 0
+    if ("max size" in text or "maxsize" in text.lower() or "larger than download" in text
+            or (failure.check(DownloadCancelledError) and maxsize and received > maxsize)):
+        return "skipped", f"larger than {maxsize} bytes"
     if failure.check(HttpError):
         status = exc.response.status
         kind = "skipped" if 400 <= status < 500 and status not in (408, 429) else "failed"
         return kind, f"HTTP {status}"
     if failure.check(IgnoreRequest):
-        text = str(exc)
         if "robots.txt" in text:
             return "skipped", "robots.txt forbids it"
         if "offsite" in text.lower() or "allowed_domains" in text:
             return "skipped", "outside the allowed domains"
         return "skipped", f"ignored: {text[:80]}"
-    text = str(exc)
-    if "max size" in text or "maxsize" in text or "larger than download" in text:
-        return "skipped", f"larger than {settings.getint('DOWNLOAD_MAXSIZE')} bytes"
     if failure.check(DownloadTimeoutError, TimeoutError, TCPTimedOutError):
         return "failed", f"timed out after {settings.getfloat('DOWNLOAD_TIMEOUT'):g} s"
     if failure.check(CannotResolveHostError, DNSLookupError):
