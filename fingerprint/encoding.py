@@ -75,6 +75,8 @@ _ALIASES = {
     "unicode": "utf-16",
     "x-user-defined": "",
 }
+_NOT_CHARSETS = frozenset({"unicode-escape", "raw-unicode-escape", "idna", "punycode", "undefined", "utf-7",
+                           "charmap"})
 _GB_FAMILY = {"gb2312", "gbk", "gb18030"}
 _BIG5_FAMILY = {"big5", "big5hkscs", "cp950"}
 
@@ -486,9 +488,14 @@ def _codec_name(label: str | None) -> str:
     if not label:
         return ""
     try:
-        return codecs.lookup(label).name
-    except LookupError:
+        info = codecs.lookup(label)
+    except (LookupError, ValueError, UnicodeError):  # a label with NUL or surrogates, from a hostile header
         return ""
+    # Python codecs that are not charsets: a page labelled unicode_escape must not turn its
+    # backslashes into code points (lone surrogates among them), nor base64 into bytes.
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return ""
+    return info.name
 
 
 def _is_multibyte_cjk(codec: str) -> bool:

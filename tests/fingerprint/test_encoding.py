@@ -269,3 +269,14 @@ def test_ten_megabytes_decode_exactly(corpus, codec):
     data = unit * (10_000_000 // len(unit) + 1)
     got, enc = decode_bytes(data)
     assert got == data.decode(codec)
+
+
+@pytest.mark.parametrize("label", ["unicode_escape", "raw_unicode_escape", "base64", "rot13", "punycode",
+                                   "utf-7", "a\x00b", "\udcff", "x" * 5000])
+def test_a_hostile_charset_label_is_ignored_never_obeyed(label):
+    data = ("\\ud800 " + "\n".join(SIMPLIFIED)).encode("gb18030")  # backslash escapes, as text
+    text, name = decode_bytes(data, declared=label)
+    assert name == "gb18030" and text.startswith("\\ud800 ")
+    data = b"caf\xe9 \\ud800 and a plain English line " * 20
+    text, name = decode_bytes(data, declared=label)
+    assert "\\ud800" in text and all(not "\ud800" <= c <= "\udfff" for c in text)
