@@ -7,6 +7,7 @@ import time
 
 import click
 
+from fingerprint.cells import printable
 from fingerprint.cli.common import note, progress, quiet_option, show, write_records
 from fingerprint.errors import FingerprintError
 
@@ -25,15 +26,16 @@ def click_errors(*more: type[Exception]):
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            # Messages quote names from crawled pages and files: printed with their control characters escaped.
             try:
                 return fn(*args, **kwargs)
             except kinds as e:
-                raise click.ClickException(str(e)) from e
+                raise click.ClickException(printable(str(e))) from e
             except NotFound as e:
-                raise click.ClickException(f"not found: {e.args[0] if e.args else e}") from e
+                raise click.ClickException(printable(f"not found: {e.args[0] if e.args else e}")) from e
             except Exception as e:  # the index backend's errors, without importing redis here
                 if type(e).__name__ == "IndexUnavailable":
-                    raise click.ClickException(str(e)) from e
+                    raise click.ClickException(printable(str(e))) from e
                 raise
 
         return wrapper

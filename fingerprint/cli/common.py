@@ -24,7 +24,7 @@ def friendly_errors(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except FingerprintError as e:
-            raise click.ClickException(str(e)) from e
+            raise click.ClickException(printable(str(e))) from e  # it may quote a file's name or text
         except BrokenPipeError:  # `simtool ... | head`
             sys.stderr.close()
             sys.exit(0)

@@ -139,3 +139,9 @@ def test_table_and_plain_output_show_control_characters_as_escapes(hostile):
     out = run("matches", "--format", "jsonl", env=hostile).output
     assert "\x1b" not in out and "\u202e" not in out
     assert "raw\x1b[31m\u202e" in {json.loads(x)["page"] for x in out.splitlines()}  # JSON keeps it exact
+
+
+def test_error_messages_show_control_characters_as_escapes(settings):
+    r = run("ingest", "evil\x1b]0;pwned\x07.txt", env={"FPT_HOME": str(settings.home)})  # no such file
+    assert r.exit_code == 1 and "\x1b" not in r.output and "\x07" not in r.output
+    assert "evil\\x1b]0;pwned\\x07.txt" in r.output
