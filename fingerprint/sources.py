@@ -3,9 +3,10 @@
 One bad input (an image in a folder, a broken JSON line, an empty file) must
 not stop a run over thousands of pages, and must not vanish silently either:
 it is recorded in a ReadReport with the reason, and the command prints a
-one-line summary. A few bad bytes or lone surrogates (JSON's "\ud800") do not
-cost the document: they become U+FFFD, and the report counts them per source. Only a path that does not exist stops the run, because
-that is a typing mistake the user wants to hear about at once.
+one-line summary. A few bad bytes or lone surrogates (JSON's "\\ud800") do
+not cost the document: they become U+FFFD, and the report counts them per
+source. Only a path that does not exist stops the run, because that is a
+typing mistake the user wants to hear about at once.
 """
 from __future__ import annotations
 
