@@ -26,7 +26,16 @@ from tracker.settings import Settings
 
 from .accounts import AccountError
 
+DEMO_MARK = ".fptrack-demo"  # in every folder the demo fills: only those are cleared on the next run
 SITE = "sample-biquge"  # the sample site's name in the reports (its port changes from run to run)
+
+
+def _clear_demo_home(home: Path, *, own: bool) -> None:
+    """Empty a folder the demo made before; refuse any other non-empty folder (it may be someone's data)."""
+    if not own and home.is_dir() and any(home.iterdir()) and not (home / DEMO_MARK).is_file():
+        raise click.ClickException(f"{home} holds files the demo did not make; it clears only its own folders. "
+                                   "Give an empty or new folder with --home, or keep the data with --keep")
+    shutil.rmtree(home)
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -118,10 +127,13 @@ def demo(host, port, home, name, password, originals, keep, no_serve):
     title = WORK if originals == SAMPLES else originals.name
     if not no_serve and not _port_free(host, port):
         raise click.ClickException(f"port {port} on {host} is in use; choose another with --port {port + 1}")
+    own = home is None  # FPT_HOME/demo is the demo's own; a folder given with --home may hold anything
     home = home or Settings.load().home / "demo"  # apart from the user's own data
     if not keep and home.exists():
-        shutil.rmtree(home)
+        _clear_demo_home(home, own=own)
     home.mkdir(parents=True, exist_ok=True)
+    (home / DEMO_MARK).write_text("made by fptrack demo, which clears this folder when it runs again\n",
+                                  encoding="utf-8")
     settings = Settings.load({"FPT_HOME": str(home)})  # embedded: no MongoDB, Redis or broker
     t0 = time.perf_counter()
 

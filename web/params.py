@@ -10,6 +10,7 @@ from typing import Any
 
 from flask import abort, request
 
+from fingerprint.scrub import scrub
 from tracker.store import MATCH_SORTS, MATCH_STATUSES, PAGE_STATUSES
 
 #: What a report counts: "active" is every match status but dismissed (judged not a copy).
@@ -109,7 +110,7 @@ def page_filters() -> dict[str, str | None]:
 
 def replace_surrogates(text: str) -> tuple[str, int]:
     """The text with each lone surrogate replaced by U+FFFD, and how many there were."""
-    return LONE_SURROGATE.subn("\ufffd", text)
+    return scrub(text)
 
 
 def _has_surrogate(value: Any) -> bool:

@@ -72,3 +72,15 @@ def test_the_admin_loads_no_scrapy_and_the_crawler_no_flask():
             "print(sorted(m for m in ('flask', 'flask_login', 'flask_wtf') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
+
+
+def test_a_home_folder_the_demo_did_not_make_is_never_cleared(tmp_path):
+    data = tmp_path / "my-data"
+    data.mkdir()
+    (data / "fptrack.sqlite3").write_text("someone's store", encoding="utf-8")
+    r = demo(tmp_path, "--no-serve", "--home", str(data))
+    assert r.returncode == 1 and "holds files the demo did not make" in r.stderr and "Traceback" not in r.stderr
+    assert (data / "fptrack.sqlite3").read_text(encoding="utf-8") == "someone's store"
+    mine = tmp_path / "demo-here"
+    assert demo(tmp_path, "--no-serve", "--home", str(mine), "--password", "demo-password-1").returncode == 0
+    assert demo(tmp_path, "--no-serve", "--home", str(mine), "--password", "demo-password-2").returncode == 0
