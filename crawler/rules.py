@@ -131,12 +131,10 @@ def make_rules(values: Mapping[str, Any], *, where: str = "the rules") -> SiteRu
     for key in ("title", "content", "next_page", "chapter_links"):
         check_selector(getattr(rules, key), f"{where}: {key}")
     if rules.encoding:
-        import codecs
+        from fingerprint.encoding import charset_codec
 
-        try:
-            codecs.lookup(rules.encoding)
-        except LookupError:
-            raise RulesError(f"{where}: unknown encoding {rules.encoding!r}; use e.g. gbk, gb18030, big5, utf-8") from None
+        if not charset_codec(rules.encoding):  # unicode_escape or base64 are codecs, not a page's charset
+            raise RulesError(f"{where}: {rules.encoding!r} is not a known charset; use e.g. gbk, gb18030, big5, utf-8")
     return _replace(rules, _follow=_patterns(rules.follow, where, "follow"), _deny=_patterns(rules.deny, where, "deny"),
                     _chapters=_patterns(rules.chapter_urls, where, "chapter_urls"))
 

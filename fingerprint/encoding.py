@@ -479,6 +479,11 @@ def _control_share(text: str) -> float:
     return n / len(text)
 
 
+def charset_codec(label: str | None) -> str:
+    """Python's codec for a charset label ("GBK" -> "gbk"), or "" when unknown or not a charset (base64)."""
+    return _codec_name(label)
+
+
 def _codec_name(label: str | None) -> str:
     """Python's canonical codec name for a charset label, or "" when unknown."""
     if not label:
