@@ -14,6 +14,7 @@ samples.
 from __future__ import annotations
 
 import codecs
+import logging
 import re
 from functools import lru_cache
 from typing import NamedTuple
@@ -352,11 +353,19 @@ def _western(data: bytes) -> str | None:
 _HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
+_warned_missing: list[bool] = []
+log = logging.getLogger(__name__)
+
+
 def _charset_normalizer_guess(data: bytes) -> tuple[str, str] | None:
     """Ask charset-normalizer about a sample, then insist on a strict decode of everything."""
     try:
         from charset_normalizer import from_bytes
-    except ImportError:  # optional at run time; the built-in checks cover Chinese text
+    except ImportError as e:  # a declared dependency: the built-in checks still cover Chinese text
+        if not _warned_missing:
+            _warned_missing.append(True)
+            log.warning("charset-normalizer cannot be imported (%s): texts in non-CJK legacy encodings may be "
+                        "refused. Reinstall fptrack's dependencies (scripts/bootstrap, or pip install fptrack).", e)
         return None
     try:
         results = from_bytes(_non_ascii_sample(data))

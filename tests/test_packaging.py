@@ -143,3 +143,15 @@ def test_a_missing_trafilatura_is_reported_once_and_loudly(monkeypatch, caplog):
     assert len(warnings) == 1 and warnings[0].levelname == "WARNING"
     assert "scripts/bootstrap" in warnings[0].getMessage()
     assert "陈守义坐在茶馆靠窗的位置" in first and first == second and meta["extractor"] == "lxml"
+
+
+def test_a_missing_charset_normalizer_is_reported_once(monkeypatch, caplog):
+    from fingerprint import encoding
+
+    monkeypatch.setitem(sys.modules, "charset_normalizer", None)
+    monkeypatch.setattr(encoding, "_warned_missing", [])
+    latin = "Café déjà vu, naïve façade — über straße. ".encode("cp1252") * 20
+    with caplog.at_level("WARNING", logger="fingerprint.encoding"):
+        for _ in range(3):
+            encoding._charset_normalizer_guess(latin)
+    assert [r.levelname for r in caplog.records if "charset-normalizer cannot be imported" in r.getMessage()] == ["WARNING"]
