@@ -23,14 +23,9 @@ def _store() -> Store:
 
 
 def serve(app: Any, host: str, port: int) -> None:
-    """Waitress when installed (a production server); else werkzeug's threaded server."""
-    try:
-        from waitress import serve as waitress_serve
-    except ImportError:
-        from werkzeug.serving import run_simple
+    """Serve the admin with waitress, a production server (a declared dependency)."""
+    from waitress import serve as waitress_serve
 
-        run_simple(host, port, app, threaded=True)
-        return
     waitress_serve(app, host=host, port=port)
 
 
