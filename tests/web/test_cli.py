@@ -90,19 +90,10 @@ def test_web_with_a_bad_setting_is_one_line(env, monkeypatch):
     assert r.exit_code == 1 and "FPT_MIN_CONTAINMENT" in r.output
 
 
-def test_serve_falls_back_to_werkzeug(monkeypatch):
-    import builtins
-    import werkzeug.serving
+def test_serve_uses_waitress(monkeypatch):
+    import waitress
 
     calls = []
-    real_import = builtins.__import__
-
-    def no_waitress(name, *a, **k):
-        if name == "waitress":
-            raise ImportError(name)
-        return real_import(name, *a, **k)
-
-    monkeypatch.setattr(builtins, "__import__", no_waitress)
-    monkeypatch.setattr(werkzeug.serving, "run_simple", lambda *a, **k: calls.append((a, k)))
+    monkeypatch.setattr(waitress, "serve", lambda *a, **k: calls.append((a, k)))
     cli.serve("app", "127.0.0.1", 8000)
-    assert calls == [(("127.0.0.1", 8000, "app"), {"threaded": True})]
+    assert calls == [(("app",), {"host": "127.0.0.1", "port": 8000})]
