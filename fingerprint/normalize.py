@@ -9,7 +9,13 @@ and ad lines, and returns the surviving units together with their offsets in
 the raw text, so every later match can point back at the exact raw passage.
 
 Units are grouped into tokens: each CJK character is one token; a run of
-Latin letters or of digits (unbroken in the raw text) is one word token.
+Latin letters or of digits (unbroken in the raw text) is one word token. A run
+longer than LONG_WORD is no word but a blob (base64, a hex dump, minified code)
+and is dropped, counted in `long_tokens`.
+
+Every step is linear in the length of the text: the patterns below bound their
+repeats, so a hostile page (a megabyte of letters with no space) costs what
+any megabyte of text costs.
 """
 from __future__ import annotations
 
@@ -135,10 +141,20 @@ AD_PHRASES = (
 _PHRASE_RE = re.compile("|".join(re.escape(p) for p in sorted(AD_PHRASES, key=len, reverse=True)))
 # A line whose canonical text, once its ad phrases are gone, is this short is an ad line.
 AD_LINE_REST = 30
+# Labels are at most 63 characters (the DNS limit) and a path at most URL_PATH_MAX: with
+# unbounded repeats, every start in a long run of letters would rescan the rest of the
+# run (quadratic time); bounded, each start costs a constant.
+URL_PATH_MAX = 2048
 _URL_RE = re.compile(
-    r"(?:https?://)?(?:[a-z0-9-]+\.){1,4}(?:com|net|org|cc|la|info|cn|me|tw|co|xyz|top|vip|io|biz)"
-    r"(?:/[a-z0-9./?=&%_~#-]*)?"
+    r"(?:https?://)?(?:[a-z0-9-]{1,63}\.){1,4}(?:com|net|org|cc|la|info|cn|me|tw|co|xyz|top|vip|io|biz)"
+    r"(?:/[a-z0-9./?=&%_~#-]{0," + str(URL_PATH_MAX) + "})?"
 )
+# Longer runs of letters or digits are not words: natural-language words stay under 50
+# letters (German compounds under 80), the numbers people write (phone, ID, ISBN) under
+# 20 digits and even a SHA-256 in hex is 64; what is longer is a base64 blob, a hex dump,
+# minified code or key mashing, which no reader copies and which would only carry
+# hashing and pinyin work proportional to its size into every later stage.
+LONG_WORD = 256
 
 
 @dataclass
@@ -154,6 +170,7 @@ class NormalizedText:
     tok_end: np.ndarray  # int64 raw offset just past each token
     words: dict[int, str] = field(default_factory=dict)  # token index -> word, for word tokens
     removed: list[tuple[int, int, str]] = field(default_factory=list)  # raw spans dropped, with why
+    long_tokens: int = 0  # runs of letters or digits longer than LONG_WORD, dropped (also in `removed`)
 
     @property
     def canonical(self) -> str:
@@ -212,6 +229,9 @@ def normalize(text: str, *, remove_ads: bool = True) -> NormalizedText:
         pos = _drop_ads(pos, canon, kind, removed)
     pos = pos[kind[pos] != NEWLINE]
 
+    # 3. Blobs: runs of letters or digits too long to be words.
+    pos, long_tokens = _drop_long_words(pos, kind[pos], removed)
+
     units = canon[pos]
     kinds = kind[pos]
     tokens, tok_start, tok_end, words = _tokenize(units, pos, kinds)
@@ -226,6 +246,7 @@ def normalize(text: str, *, remove_ads: bool = True) -> NormalizedText:
         tok_end=tok_end,
         words=words,
         removed=removed,
+        long_tokens=long_tokens,
     )
 
 
@@ -238,7 +259,10 @@ def _drop_urls(pos: np.ndarray, canon: np.ndarray, kind: np.ndarray, keep: np.nd
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     long_runs = (ends - starts) >= 4
     for a, b in zip(starts[long_runs].tolist(), ends[long_runs].tolist()):
-        for m in _URL_RE.finditer(_decode(canon[pos[a:b]])):
+        run = _decode(canon[pos[a:b]])
+        if "." not in run:  # every URL has a dot: most runs (words, numbers, blobs) skip the pattern
+            continue
+        for m in _URL_RE.finditer(run):
             s, e = a + m.start(), a + m.end()
             keep[s:e] = False
             removed.append((int(pos[s]), int(pos[e - 1]) + 1, "url"))
@@ -252,11 +276,14 @@ def _drop_ads(pos: np.ndarray, canon: np.ndarray, kind: np.ndarray, removed: lis
     keep = np.ones(pos.shape[0], dtype=bool)
     line_starts = [0] + (np.flatnonzero(kind[pos] == NEWLINE) + 1).tolist()
     done_lines: set[int] = set()
+    story_lines: set[int] = set()  # lines already measured and long enough to keep: measured once
     for a, b in hits:
         line = bisect.bisect_right(line_starts, a) - 1
-        lo = line_starts[line]
-        hi = line_starts[line + 1] - 1 if line + 1 < len(line_starts) else len(s)
-        if line not in done_lines:
+        if line in done_lines:
+            continue
+        if line not in story_lines:
+            lo = line_starts[line]
+            hi = line_starts[line + 1] - 1 if line + 1 < len(line_starts) else len(s)
             rest = len(_PHRASE_RE.sub("", s[lo:hi]))
             if rest <= AD_LINE_REST:
                 keep[lo:hi] = False
@@ -264,11 +291,40 @@ def _drop_ads(pos: np.ndarray, canon: np.ndarray, kind: np.ndarray, removed: lis
                 if hi > lo:
                     removed.append((int(pos[lo]), int(pos[hi - 1]) + 1, "ad line"))
                 continue
-        if line in done_lines:
-            continue
+            story_lines.add(line)
         keep[a:b] = False
         removed.append((int(pos[a]), int(pos[b - 1]) + 1, "watermark"))
     return pos[keep]
+
+
+def _token_runs(pos: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, ends, wordish): each token as units [start, end); wordish marks the units of words."""
+    n = pos.shape[0]
+    wordish = (kinds == LATIN) | (kinds == DIGIT)
+    # A word continues while the next unit is of the same kind and adjacent in the raw text.
+    cont = np.zeros(n, dtype=bool)
+    cont[1:] = wordish[1:] & (kinds[1:] == kinds[:-1]) & (pos[1:] == pos[:-1] + 1)
+    starts = np.flatnonzero(~cont)
+    ends = np.append(starts[1:], n)
+    return starts, ends, wordish
+
+
+def _drop_long_words(pos: np.ndarray, kinds: np.ndarray, removed: list) -> tuple[np.ndarray, int]:
+    """`pos` without the units of words longer than LONG_WORD, and how many such words there were.
+
+    Dropping a whole run cannot join its neighbours into one word: they are not adjacent
+    in the raw text, which is what a word needs."""
+    if pos.shape[0] <= LONG_WORD:
+        return pos, 0
+    starts, ends, wordish = _token_runs(pos, kinds)
+    long = np.flatnonzero(wordish[starts] & (ends - starts > LONG_WORD))
+    if long.shape[0] == 0:
+        return pos, 0
+    keep = np.ones(pos.shape[0], dtype=bool)
+    for a, b in zip(starts[long].tolist(), ends[long].tolist()):
+        keep[a:b] = False
+        removed.append((int(pos[a]), int(pos[b - 1]) + 1, "long word"))
+    return pos[keep], int(long.shape[0])
 
 
 def _tokenize(units: np.ndarray, pos: np.ndarray, kinds: np.ndarray):
@@ -276,12 +332,7 @@ def _tokenize(units: np.ndarray, pos: np.ndarray, kinds: np.ndarray):
     if n == 0:
         e = np.empty(0, dtype=np.int64)
         return np.empty(0, dtype=np.uint64), e, e.copy(), {}
-    wordish = (kinds == LATIN) | (kinds == DIGIT)
-    # A word continues while the next unit is of the same kind and adjacent in the raw text.
-    cont = np.zeros(n, dtype=bool)
-    cont[1:] = wordish[1:] & (kinds[1:] == kinds[:-1]) & (pos[1:] == pos[:-1] + 1)
-    starts = np.flatnonzero(~cont)
-    ends = np.append(starts[1:], n)
+    starts, ends, wordish = _token_runs(pos, kinds)
     tokens = units[starts].astype(np.uint64)
     tok_start = pos[starts].astype(np.int64)
     tok_end = pos[ends - 1].astype(np.int64) + 1
