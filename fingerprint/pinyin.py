@@ -24,6 +24,11 @@ from .normalize import TABLE_SIZE, WORD_TAG, NormalizedText
 SYLLABLE_TAG = np.uint64(1 << 62)  # syllable units: tag | syllable id; never equal to a character or word
 # A Latin run inside Chinese text is read as pinyin only when the text is at least this Chinese.
 PINYIN_WORDS_MIN_CJK_SHARE = 0.5
+# Longer runs of letters are not read as pinyin. A pirate spells out a word or a name
+# (zhidao, xiaoming: 2-4 syllables, under 25 letters); 60 letters is ten syllables or more.
+# The bound also keeps the segmentation (which copies a list of pieces at each of up to
+# 6 * n steps) at a constant cost per word, whatever a hostile page holds.
+PINYIN_WORD_MAX = 60
 
 
 def _strip_tone(s: str) -> str:
@@ -90,7 +95,7 @@ def segment_pinyin(word: str) -> list[str] | None:
     """
     ids = tables().ids
     n = len(word)
-    if n == 0 or n > 60:
+    if n == 0 or n > PINYIN_WORD_MAX:
         return None
     best: list[list[str] | None] = [None] * (n + 1)
     best[0] = []
