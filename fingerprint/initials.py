@@ -81,12 +81,22 @@ def fingerprint(initials: np.ndarray, params: InitialsParams = InitialsParams())
     if n < m:
         return InitialsFingerprint(np.empty(0, np.uint64), np.empty(0, np.int64), params)
     anchors = select(kgram_hashes(letters, ANCHOR_K, params.seed)[: n - m + 1], m - 1)
-    # Letter counts of every window in one bincount over (window, letter) cells.
+    # A run of one repeated letter makes every position an anchor (all its hashes tie), so
+    # the windows go through in chunks: memory stays bounded, the time linear.
+    codes = [_window_codes(letters, anchors[i : i + _CHUNK], params) for i in range(0, anchors.shape[0], _CHUNK)]
+    return InitialsFingerprint(codes=np.concatenate(codes), positions=where[anchors], params=params)
+
+
+_CHUNK = 1 << 14  # windows per pass: each takes about 1.5 kB of temporary arrays
+
+
+def _window_codes(letters: np.ndarray, anchors: np.ndarray, params: InitialsParams) -> np.ndarray:
+    """Codes of the windows starting at `anchors`: letter counts in one bincount over (window, letter) cells."""
     a = anchors.shape[0]
-    win = letters[anchors[:, None] + np.arange(m)]
+    win = letters[anchors[:, None] + np.arange(params.granule)]
     cells = (np.arange(a)[:, None] * 26 + win).ravel()
     counts = np.bincount(cells, minlength=a * 26).reshape(a, 26)
-    return InitialsFingerprint(codes=profile_codes(counts, params), positions=where[anchors], params=params)
+    return profile_codes(counts, params)
 
 
 def shared_share(a: InitialsFingerprint, b: InitialsFingerprint) -> float:
