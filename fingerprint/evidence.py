@@ -82,8 +82,11 @@ def _follow_diagonals(oi, pj, dup_left, sorted_page, order, original):
     for t in multi.tolist():
         if t > 0 and oi[t] == oi[t - 1] + 1:
             want = pj[t - 1] + 1
+            # The stable sort keeps a hash's occurrences in page order: a binary search finds
+            # `want` (a scan would make a page of one repeated phrase quadratic).
             occ = order[dup_left[t] : dup_right[t]]
-            if np.any(occ == want):
+            at = int(np.searchsorted(occ, want))
+            if at < occ.shape[0] and occ[at] == want:
                 pj[t] = want
     return pj
 
