@@ -13,7 +13,10 @@ import copy
 import logging
 import re
 
-__all__ = ["looks_like_html", "html_to_text", "parse_html", "remove_furniture", "block_text", "strip_tags", "tidy"]
+__all__ = [
+    "looks_like_html", "html_to_text", "parse_html", "remove_furniture", "drop_comments", "block_text", "strip_tags",
+    "tidy",
+]
 
 _STRONG_MARKERS = re.compile(r"<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<meta\s", re.I)
 _KNOWN_TAG = re.compile(
@@ -138,36 +141,106 @@ def _trafilatura_text(tree) -> str:
 
 
 def remove_furniture(tree):
-    """Drop scripts, styles, navigation, headers, footers, ads and link lists; return the body."""
+    """Drop scripts, styles, navigation, headers, footers, ads and link lists; return the body.
+
+    Linear in the size of the page: text lengths are counted once, bottom up, and each
+    parent's text is joined once after its furniture is gone (see _remove_keeping_tails).
+    """
     from lxml import etree
 
     body = tree.find(".//body")
     root = body if body is not None else tree
-    for el in list(root.iter(etree.Comment, etree.ProcessingInstruction)):
-        _remove_keeping_tail(el)  # "line1<!-- ad -->line2" keeps line2
-    for el in list(root.iter(*DROP_TAGS)):
-        if el.getparent() is not None:
-            el.drop_tree()  # keeps the tail text that follows the element
-    for el in list(root.iter()):
-        if not isinstance(el.tag, str) or el.getparent() is None:
-            continue
+    drop_comments(root)
+    _remove_keeping_tails(_outermost(root, lambda el: el.tag in DROP_TAGS))
+    text_len, link_len = _text_lengths(root)
+
+    def furniture(el) -> bool:
         words = re.split(r"[\s_\-]+", f"{el.get('id', '')} {el.get('class', '')}".lower())
-        if BOILERPLATE_WORDS.intersection(words) or _link_list(el):
-            el.drop_tree()
+        return bool(BOILERPLATE_WORDS.intersection(words)) or _link_list(el, text_len, link_len)
+
+    # A block is judged on its whole subtree as the page has it; dropping another block
+    # changes no other block's subtree, so judging all first and dropping after is the same
+    # as dropping as one goes. The root itself leaves the page but is still what the caller reads.
+    drop_root = root.getparent() is not None and furniture(root)
+    _remove_keeping_tails(_outermost(root, furniture, below=True))
+    if drop_root:
+        root.drop_tree()
     return root
 
 
-def _remove_keeping_tail(el) -> None:
-    parent = el.getparent()
-    if parent is None:
+def drop_comments(root) -> None:
+    """Remove the comments and processing instructions under `root`, keeping the text after
+    each: "line1<!-- ad -->line2" reads "line1line2", in time linear in the page.
+
+    (lxml's strip_tags leaves the two halves as adjacent text nodes, and reading such text
+    back costs time quadratic in the number of nodes.)"""
+    from lxml import etree
+
+    _remove_keeping_tails(root.iter(etree.Comment, etree.ProcessingInstruction))
+
+
+def _outermost(root, test, *, below: bool = False) -> list:
+    """Elements under `root` (and `root` itself unless `below`) passing `test`, none inside another."""
+    from lxml import etree
+
+    found = []
+    walk = etree.iterwalk(root, events=("start",))
+    for _, el in walk:
+        if isinstance(el.tag, str) and not (below and el is root) and test(el):
+            found.append(el)
+            walk.skip_subtree()
+    return found
+
+
+def _remove_keeping_tails(nodes) -> None:
+    """Remove each node (with its subtree) but keep the text that follows it, as drop_tree does.
+
+    drop_tree appends each tail to the previous sibling's tail: n dropped siblings copy that
+    growing string n times. lxml's strip_elements leaves adjacent text nodes, which lxml
+    reads back by repeated concatenation. Here each parent's text is joined once, so both
+    cost time linear in the page."""
+    by_parent: dict = {}
+    for node in list(nodes):
+        parent = node.getparent()
+        if parent is not None:
+            by_parent.setdefault(parent, set()).add(node)
+    for parent, gone in by_parent.items():
+        anchor, texts = None, [parent.text]
+        for child in list(parent):
+            if child in gone:
+                texts.append(child.tail)
+                parent.remove(child)  # the tail goes with it
+                continue
+            _join_text(parent, anchor, texts)
+            anchor, texts = child, [child.tail]
+        _join_text(parent, anchor, texts)
+
+
+def _join_text(parent, anchor, texts: list) -> None:
+    """Give `anchor`'s tail (or the parent's text, with no anchor) the texts of the nodes removed after it."""
+    if not any(texts[1:]):
         return
-    if el.tail:
-        prev = el.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + el.tail
-        else:
-            parent.text = (parent.text or "") + el.tail
-    parent.remove(el)
+    joined = "".join(t or "" for t in texts)
+    if anchor is None:
+        parent.text = joined
+    else:
+        anchor.tail = joined
+
+
+def _text_lengths(root) -> tuple[dict, dict]:
+    """For every element under `root`: the visible length of its text_content(), and the sum
+    of that length over the <a> elements in it (itself included), as _link_list weighs them."""
+    text_len: dict = {}
+    link_len: dict = {}
+    for el in reversed(list(root.iter())):  # reversed document order: children before parents
+        own = _visible_len(el.text) if isinstance(el.tag, str) and el.text else 0
+        links = 0
+        for child in el:
+            own += text_len[child] + (_visible_len(child.tail) if child.tail else 0)
+            links += link_len[child]
+        text_len[el] = own
+        link_len[el] = links + (own if el.tag == "a" else 0)
+    return text_len, link_len
 
 
 def block_text(root) -> str:
@@ -190,15 +263,14 @@ def block_text(root) -> str:
     return tidy("".join(parts))
 
 
-def _link_list(el) -> bool:
+def _link_list(el, text_len: dict, link_len: dict) -> bool:
     """A block that is mostly links (chapter lists, "上一章 目录 下一章") is navigation."""
     if el.tag not in ("div", "ul", "ol", "p", "table", "td", "section", "dl"):
         return False
-    text = _visible_len(el.text_content())
+    text = text_len[el]
     if text == 0:
         return False
-    linked = sum(_visible_len(a.text_content()) for a in el.iter("a"))
-    return linked > 0.6 * text
+    return link_len[el] > 0.6 * text
 
 
 def tidy(text: str) -> str:
@@ -211,9 +283,47 @@ def _visible_len(text: str) -> int:
     return len(text) - sum(text.count(c) for c in " \n\t\u3000\xa0")
 
 
+_SCRIPT_OPEN = re.compile(r"<(script|style)\b", re.I)
+_SCRIPT_CLOSE = {tag: re.compile(rf"</{tag}\s*>", re.I) for tag in ("script", "style")}
+_BREAK_TAG = re.compile(r"(?i)<br\s*/?>|</?(?:p|div|li|tr|h[1-6])\b[^>]*>")
+_ANY_TAG = re.compile(r"<[^>]*>")
+
+
 def strip_tags(html: str) -> str:
+    """The text of markup lxml refused: scripts and styles dropped, tags removed, entities decoded."""
     import html as html_entities
 
-    html = re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", " ", html)
-    html = re.sub(r"(?i)<br\s*/?>|</?(?:p|div|li|tr|h[1-6])\b[^>]*>", "\n", html)
-    return tidy(html_entities.unescape(re.sub(r"<[^>]*>", " ", html)))
+    html = _without_scripts(html)
+    html = _sub_up_to_last_gt(_BREAK_TAG, "\n", html)
+    return tidy(html_entities.unescape(_sub_up_to_last_gt(_ANY_TAG, " ", html)))
+
+
+def _sub_up_to_last_gt(pattern: re.Pattern, repl: str, html: str) -> str:
+    """pattern.sub for a tag pattern ending in [^>]*>: only text up to the last ">" can match.
+
+    On the rest, every "<" would scan to the end of the text and fail (a page of "<" with
+    no ">" took quadratic time); up to the last ">", every scan that starts ends in a match
+    and is consumed."""
+    cut = html.rfind(">") + 1
+    return pattern.sub(repl, html[:cut]) + html[cut:]
+
+
+def _without_scripts(html: str) -> str:
+    r"""re.sub(r"(?is)<(script|style)\b.*?</\1\s*>", " ", html) in linear time.
+
+    The pattern rescans to the end of the text for every <script that is never closed; here
+    a tag whose closing tag is missing once is known to be missing for every later opening."""
+    out: list[str] = []
+    done = at = 0
+    unclosed: set[str] = set()
+    while (m := _SCRIPT_OPEN.search(html, at)) is not None:
+        tag = m.group(1).lower()
+        close = None if tag in unclosed else _SCRIPT_CLOSE[tag].search(html, m.end())
+        if close is None:
+            unclosed.add(tag)
+            at = m.end()
+            continue
+        out += (html[done : m.start()], " ")
+        done = at = close.end()
+    out.append(html[done:])
+    return "".join(out)
