@@ -8,7 +8,9 @@ domain names) are then dropped line by line, or sentence by sentence when a site
 to a real paragraph, so a prose line that merely contains a word like 阅读 stays.
 
 Pure (lxml only): a spider calls `extract(response.text, response.url)`, tests call it on
-strings.
+strings. Every step takes time linear in the page, whatever it holds (a megabyte of letters,
+thousands of sibling tags): patterns bound their repeats, and tree walks visit each element
+a bounded number of times (tests/crawler/test_extract_linear.py).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from fingerprint.html import (
     DROP_TAGS,
     XML_DECLARATION,
     block_text,
+    drop_comments,
     html_to_text,
     parse_html,
     remove_furniture,
@@ -88,8 +91,12 @@ _PART_MARK = re.compile(r"[（(【\[]\s*(\d{1,3})\s*/\s*(\d{1,3})\s*[)）】\]]|
 _BARE_PART = re.compile(r"(?<![\d/.])(\d{1,2})\s*/\s*(\d{1,2})\s*$")
 _PART_SUFFIX = re.compile(r"(.+?)[_-](\d{1,2})")  # "2_3" -> chapter "2", part 3
 _PAGE_PARAMS = ("page", "p", "pn", "pg", "pageno", "part")
-_TITLE_SEPARATORS = re.compile(r"\s*(?:_|\||｜|—|–|-)\s*")
-_TITLE_NOISE = re.compile(r"(?:最新章节|全文阅读|在线阅读|免费阅读|无弹窗|txt下载)+$", re.I)
+_TITLE_SEPARATORS = re.compile(r"[_|｜—–-]")  # the segments are stripped: no \s* to rescan runs of spaces
+# Site words a title segment ends with, stripped one at a time from the end (a pattern
+# (?:...)+$ rescans to the end from each start: quadratic on a title of repeated words).
+_TITLE_NOISE_WORDS = ("最新章节", "全文阅读", "在线阅读", "免费阅读", "无弹窗", "txt下载")
+_TITLE_NOISE_WORD = re.compile("|".join(_TITLE_NOISE_WORDS), re.I)
+_TITLE_NOISE_LENGTHS = sorted({len(w) for w in _TITLE_NOISE_WORDS})
 
 # Phrases sites inject into chapters; a sentence holding one is never the author's.
 _STRONG = re.compile(
@@ -105,15 +112,23 @@ _WEAK = re.compile(
     re.I,
 )
 _WEAK_MAX_LEN = 40
+# Labels of at most 63 characters (the DNS limit), at most 8 of them, a path of at most
+# 2,048: unbounded, every start in a long run of letters (or of "a.a.a") rescanned the rest
+# of the run, and a 300 kB page took a quarter of an hour; bounded, each start costs a
+# constant. A domain starts after its scheme or where no letter or digit precedes it (where
+# one does, the match starting there would have started earlier), so the positions inside a
+# run of letters cost one look back each.
 _DOMAIN = re.compile(
-    r"(?:https?://)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
+    r"(?:https?://|(?<![a-z0-9]))[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}"
     r"\.(?:com|net|org|cn|cc|la|me|info|co|tv|io|top|xyz|vip|tw|hk|us|in|so|biz|site|club|wang)(?![a-z0-9-])"
-    r"(?:/[A-Za-z0-9_./?=&%-]*)?",
+    r"(?:/[A-Za-z0-9_./?=&%-]{0,2048})?",
     re.I,
 )
-_BRACKETED_DOMAIN = re.compile(
-    r"[（(【\[][^（()）【】\[\]\n]{0,30}?" + _DOMAIN.pattern + r"[^（()）【】\[\]\n]{0,30}?[）)】\]]", re.I
-)
+# A bracketed watermark: an opening bracket, up to 30 characters, a domain, up to 30, the
+# closing bracket, with no bracket or line break inside (see _without_bracketed_domains).
+_BRACKET = re.compile(r"[（()）【】\[\]\n]")
+_OPENING, _CLOSING = "（(【[", "）)】]"
+_BRACKETED_SLACK = 30
 _DOMAIN_RESIDUE_MIN = 20  # a sentence with a domain and fewer letters of its own is a watermark
 _PARAGRAPH_MAX = 600  # visible characters: longer blocks without <br> are not one paragraph among many
 _NAV_TOKEN = re.compile(
@@ -125,7 +140,9 @@ _MARKER_LINE = re.compile(
     r"[（(【\[]?\s*(?:第\s*)?\d{1,3}\s*/\s*\d{1,3}\s*[页頁]?\s*[)）】\]]?"
     r"|[（(]?\s*(?:本章完|全文完|未完待续)\s*[。.…]*\s*[)）]?"
 )
-_TRAILING_MARK = re.compile(r"\s*[（(]\s*(?:本章完|\d{1,3}\s*/\s*\d{1,3})\s*[)）]\s*$")
+# No leading \s*: the spaces before the mark are stripped after it goes, and a leading \s*
+# would rescan a long run of spaces from each of its positions.
+_TRAILING_MARK = re.compile(r"[（(]\s*(?:本章完|\d{1,3}\s*/\s*\d{1,3})\s*[)）]\s*$")
 _NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
 _FULL_WIDTH_LETTER = re.compile(r"[ａ-ｚＡ-Ｚ０-９．]")  # a domain written in full-width letters needs NFKC to be seen
@@ -156,10 +173,8 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     if tree is None:
         text = remove_site_lines(strip_tags(html))
         return Extracted("", text, "chapter" if is_chapter_text(text) else "other", extractor="regex")
-    from lxml import etree
-
     # Text after a comment ("line1<!-- ad -->line2") is a comment's tail, which block text walks skip.
-    etree.strip_tags(tree, etree.Comment, etree.ProcessingInstruction)
+    drop_comments(tree)
     rules = selectors or Selectors()
     here = urldefrag(url or "")[0]
     base = _base_url(tree, here)
@@ -356,7 +371,17 @@ def _without_site_suffix(title: str) -> str:
     if not segments:
         return ""
     best = next((s for s in segments if _CHAPTER_HEADING.search(s)), segments[0])
-    return _TITLE_NOISE.sub("", best).strip() or best
+    return _without_noise_words(best).strip() or best
+
+
+def _without_noise_words(title: str) -> str:
+    """`title` without the site words it ends with ("第一章 雨夜来客最新章节" -> "第一章 雨夜来客")."""
+    end = len(title)
+    while True:
+        n = next((n for n in _TITLE_NOISE_LENGTHS if n <= end and _TITLE_NOISE_WORD.fullmatch(title, end - n, end)), 0)
+        if not n:
+            return title[:end]
+        end -= n
 
 
 def _part(page_title: str, headings: list[str], raw_text: str) -> tuple[int, int] | None:
@@ -498,6 +523,8 @@ def _densest_block(root):
 
     scores: dict = {}
     groups: dict = {}
+    block_of: dict = {}  # element -> its nearest block element (itself, or an ancestor)
+    paragraph_cache: dict = {}
     line_cache: dict = {}
     line_children: dict = {}
 
@@ -510,17 +537,36 @@ def _densest_block(root):
             line_cache[el] = hit
         return hit
 
+    def nearest_block(el):
+        """The first block element from `el` up; the climb is cached for every element it
+        passes, so deep inline nesting costs its depth once, not once per element."""
+        path = []
+        b = el
+        while b not in block_of and (not isinstance(b.tag, str) or b.tag not in BLOCK_TAGS) \
+                and b.getparent() is not None:
+            path.append(b)
+            b = b.getparent()
+        b = block_of.get(b, b)
+        for p in path:
+            block_of[p] = b
+        block_of[el] = b
+        return b
+
+    def is_paragraph(b) -> bool:
+        # A long <div> without line breaks is a whole chapter on its own, not one of many paragraphs.
+        hit = paragraph_cache.get(b)
+        if hit is None:
+            hit = is_line_block(b) and (b.tag == "p" or _visible(b.text_content()) <= _PARAGRAPH_MAX)
+            paragraph_cache[b] = hit
+        return hit
+
     def group_of(el):
         g = groups.get(el)
         if g is None:
-            b = el
-            while (not isinstance(b.tag, str) or b.tag not in BLOCK_TAGS) and b.getparent() is not None:
-                b = b.getparent()
+            b = nearest_block(el)
             g = b
             parent = b.getparent()
-            # A long <div> without line breaks is a whole chapter on its own, not one of many paragraphs.
-            paragraph = is_line_block(b) and (b.tag == "p" or _visible(b.text_content()) <= _PARAGRAPH_MAX)
-            if parent is not None and paragraph:
+            if parent is not None and is_paragraph(b):
                 siblings = line_children.get(parent)
                 if siblings is None:
                     siblings = sum(1 for c in parent if isinstance(c.tag, str) and is_line_block(c))
@@ -565,14 +611,10 @@ def _densest_block(root):
 
 def _widen(best, scores: dict):
     """Climb from `best` while its parent holds substantial other text (a chapter split into sections)."""
-    under: dict = {}  # element -> [text, links] summed over the groups inside it
-    for g, s in scores.items():
-        el = g
-        while el is not None:
-            acc = under.setdefault(el, [0.0, 0.0])
-            acc[0] += max(s.text, 0.0)
-            acc[1] += s.links
-            el = el.getparent()
+    top = best
+    while top.getparent() is not None:  # the top of best's tree (the body may have been cut loose)
+        top = top.getparent()
+    under = _sums_under(top, scores)
     own = under[best][0]
     el = best
     while el.getparent() is not None and el.tag not in ("body", "html"):
@@ -582,6 +624,27 @@ def _widen(best, scores: dict):
             break
         el = parent
     return el
+
+
+def _sums_under(top, scores: dict) -> dict:
+    """element -> [text, links] summed over the groups inside it (itself included), for every
+    element that holds a group: one pass from the leaves up, instead of one climb to the
+    top per group (quadratic on deeply nested pages). Weights are multiples of 1/2, so the
+    sums are exact in any order."""
+    under: dict = {}
+    for el in reversed(list(top.iter())):  # children before their parents
+        s = scores.get(el)
+        acc = under.get(el)
+        if s is not None:
+            acc = under.setdefault(el, [0.0, 0.0])
+            acc[0] += max(s.text, 0.0)
+            acc[1] += s.links
+        parent = el.getparent()
+        if acc is not None and parent is not None:
+            up = under.setdefault(parent, [0.0, 0.0])
+            up[0] += acc[0]
+            up[1] += acc[1]
+    return under
 
 
 # ----------------------------------------------------------------------------- site lines
@@ -627,13 +690,43 @@ def _clean_line(line: str) -> str:
         if not sentence or _STRONG.search(sentence):
             continue
         # A bracketed domain is a watermark glued to a paragraph: "（笔趣阁 www.x.com）陈守义坐在…"
-        sentence = _BRACKETED_DOMAIN.sub("", sentence)
+        sentence = _without_bracketed_domains(sentence)
         if _DOMAIN.search(unicodedata.normalize("NFKC", sentence)):
             if _own_letters(sentence) < _DOMAIN_RESIDUE_MIN:
                 continue
             sentence = _DOMAIN.sub("", sentence)
         kept.append(sentence)
     return _strip_trailing_mark("".join(kept).strip())
+
+
+def _without_bracketed_domains(text: str) -> str:
+    """`text` without its bracketed watermarks: "（笔趣阁 www.x.com）" and the like.
+
+    Nothing inside such a watermark is a bracket, so it runs from an opening bracket to the
+    very next bracket, which must close it: each stretch between brackets is tested once,
+    and only from its first 31 positions (as a single pattern with a lazy prefix, it was
+    tried from each position of each stretch, against the whole stretch)."""
+    marks = [m.start() for m in _BRACKET.finditer(text)]
+    out: list[str] = []
+    done = 0
+    for i, j in zip(marks, marks[1:]):
+        if text[i] in _OPENING and text[j] in _CLOSING and _holds_domain(text[i + 1 : j]):
+            out.append(text[done:i])
+            done = j + 1
+    out.append(text[done:])
+    return "".join(out)
+
+
+def _holds_domain(inside: str) -> bool:
+    """True when `inside` is up to 30 characters, a domain, then up to 30 characters.
+
+    A domain's match reaches as far as any reading of it can (labels, then path, are
+    greedy), so the furthest end tells whether the rest fits in the slack."""
+    for start in range(min(_BRACKETED_SLACK, len(inside)) + 1):
+        m = _DOMAIN.match(inside, start)
+        if m and m.end() >= len(inside) - _BRACKETED_SLACK:
+            return True
+    return False
 
 
 def _strip_trailing_mark(line: str) -> str:
