@@ -340,8 +340,10 @@ def _tokenize(units: np.ndarray, pos: np.ndarray, kinds: np.ndarray):
     multi = np.flatnonzero(wordish[starts])
     if multi.shape[0]:
         text = _decode(units)
-        for ti in multi.tolist():
-            w = text[starts[ti] : ends[ti]]
-            words[ti] = w
-            tokens[ti] = np.uint64(xxh64(w, 0x5EED)) | WORD_TAG
+        ws = [text[a:b] for a, b in zip(starts[multi].tolist(), ends[multi].tolist())]
+        # Each distinct word hashed once, the tokens set in one assignment: a text of short
+        # words ("a.b.c..." is one per two characters) costs a dict lookup per word.
+        hashes = {w: xxh64(w, 0x5EED) for w in set(ws)}
+        tokens[multi] = np.array([hashes[w] for w in ws], dtype=np.uint64) | WORD_TAG
+        words = dict(zip(multi.tolist(), ws))
     return tokens, tok_start, tok_end, words
