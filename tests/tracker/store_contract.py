@@ -237,6 +237,18 @@ class StoreContract:
         assert changed is False
         assert (p.url, p.site, p.meta, p.fetched_at) == ("http://new", "new", {"b": 2}, at(1))
 
+    def test_page_validators_are_kept_and_replaced_changed_or_not(self, store):
+        assert store.page_validators("nowhere") == ("", "")
+        p, _ = store.upsert_page(page("k"))
+        assert (p.etag, p.last_modified) == ("", "") and store.page_validators("k") == ("", "")
+        lm = "Wed, 21 Oct 2026 07:28:00 GMT"
+        p, changed = store.upsert_page(page("k", etag='W/"abc-1"', last_modified=lm))
+        assert changed is False and (p.etag, p.last_modified) == ('W/"abc-1"', lm)
+        assert store.page_validators("k") == ('W/"abc-1"', lm) and store.get_page("k") == p
+        p, changed = store.upsert_page(page("k", text="新的内容", etag='"2"'))
+        assert changed is True and store.page_validators("k") == ('"2"', "")
+        assert [x.etag for x in store.find_pages()] == ['"2"']
+
     def test_changed_page_goes_back_to_queued_and_clears_reason(self, store):
         store.upsert_page(page(updated_at=T0))
         store.set_page_status(page().key, "failed", "timeout")

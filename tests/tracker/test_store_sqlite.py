@@ -49,6 +49,27 @@ def test_data_kept_after_close_and_reopen(tmp_path):
     s.close()
 
 
+def test_a_store_made_before_page_validators_gets_their_columns(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    SQLiteStore(path).close()
+    raw = sqlite3.connect(path)  # the pages table as version 1 first made it
+    raw.execute("DROP TABLE pages")
+    raw.execute("CREATE TABLE pages (key TEXT PRIMARY KEY, text TEXT NOT NULL, url TEXT NOT NULL, site TEXT NOT NULL, "
+                "fetched_at TEXT NOT NULL, content_hash TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL, "
+                "attempts INTEGER NOT NULL, updated_at TEXT NOT NULL, meta TEXT NOT NULL)")
+    raw.execute("INSERT INTO pages VALUES ('old', '旧页', 'http://a/1', 'a', '2026-01-01T00:00:00.000+00:00', 'h', "
+                "'done', '', 1, '2026-01-01T00:00:00.000+00:00', '{}')")
+    raw.commit()
+    raw.close()
+    s = SQLiteStore(path)
+    assert (s.get_page("old").etag, s.page_validators("old")) == ("", ("", ""))
+    s.upsert_page(page("new", etag='"e"', last_modified="Thu, 01 Jan 2026 00:00:00 GMT"))
+    s.close()
+    s = SQLiteStore(path)  # reopening adds nothing twice
+    assert s.page_validators("new") == ('"e"', "Thu, 01 Jan 2026 00:00:00 GMT")
+    s.close()
+
+
 def test_wal_busy_timeout_and_schema_version(tmp_path):
     path = tmp_path / "s.sqlite3"
     s = SQLiteStore(path)

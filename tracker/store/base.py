@@ -83,6 +83,10 @@ class Page:
     attempts: int = 0
     updated_at: datetime = field(default_factory=now)
     meta: dict[str, Any] = field(default_factory=dict)
+    # HTTP validators of the response the page came from, sent back when it is crawled again
+    # (If-None-Match, If-Modified-Since) so that an unchanged page costs a 304 and no body.
+    etag: str = ""
+    last_modified: str = ""
 
 
 @dataclass
@@ -209,7 +213,8 @@ class Store(ABC):
     @abstractmethod
     def upsert_page(self, page: Page) -> tuple[Page, bool]:
         """Insert or update a page; returns it and whether its text is new or changed.
-        A changed page goes back to status "queued"; an unchanged one keeps its status."""
+        A changed page goes back to status "queued"; an unchanged one keeps its status.
+        The validators (etag, last_modified) are replaced either way."""
 
     @abstractmethod
     def get_page(self, key: str) -> Page:
@@ -218,6 +223,14 @@ class Store(ABC):
     @abstractmethod
     def pages(self, *, status: str | None = None, site: str | None = None, limit: int | None = None) -> Iterator[Page]:
         """Pages, oldest update first."""
+
+    def page_validators(self, key: str) -> tuple[str, str]:
+        """(etag, last_modified) of a stored page, ("", "") when it has none or is not stored."""
+        try:
+            page = self.get_page(key)
+        except NotFound:
+            return "", ""
+        return page.etag, page.last_modified
 
     @abstractmethod
     def set_page_status(self, key: str, status: str, reason: str = "") -> None:

@@ -157,7 +157,8 @@ def _chapter(d: dict[str, Any]) -> Chapter:
 def _page(d: dict[str, Any]) -> Page:
     return Page(key=d["key"], text=d["text"], url=d["url"], site=d["site"], fetched_at=aware(d["fetched_at"]),
                 content_hash=d["content_hash"], status=d["status"], reason=d["reason"], attempts=int(d["attempts"]),
-                updated_at=aware(d["updated_at"]), meta=aware(d.get("meta") or {}))
+                updated_at=aware(d["updated_at"]), meta=aware(d.get("meta") or {}), etag=d.get("etag") or "",
+                last_modified=d.get("last_modified") or "")  # pages stored before validators were kept have none
 
 
 def _fingerprint(d: dict[str, Any]) -> FingerprintRecord:
@@ -407,7 +408,8 @@ class MongoStore(Store):
         `updated_at`. Same text: url, site, fetched_at and meta are updated; status, reason,
         attempts and updated_at are kept."""
         h = content_hash(page.text)
-        light = {"url": page.url, "site": page.site, "fetched_at": utc(page.fetched_at), "meta": storable(page.meta)}
+        light = {"url": page.url, "site": page.site, "fetched_at": utc(page.fetched_at), "meta": storable(page.meta),
+                 "etag": page.etag, "last_modified": page.last_modified}
         full = {**light, "text": page.text, "content_hash": h, "status": "queued", "reason": "", "attempts": 0,
                 "updated_at": utc(page.updated_at)}
         for _ in range(RETRIES):
@@ -439,6 +441,11 @@ class MongoStore(Store):
         if d is None:
             raise NotFound(f"no page {key!r}")
         return _page(d)
+
+    @_guarded
+    def page_validators(self, key: str) -> tuple[str, str]:
+        d = self._pages.find_one({"key": key}, {"_id": False, "etag": True, "last_modified": True})
+        return (d.get("etag") or "", d.get("last_modified") or "") if d else ("", "")
 
     def pages(self, *, status: str | None = None, site: str | None = None,
               limit: int | None = None) -> Iterator[Page]:

@@ -65,6 +65,7 @@ from .values import (
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000
+ADDED_PAGE_COLUMNS = ("etag", "last_modified")
 BATCH = 500  # records fetched per query by the iterators (well under SQLite's 32766 parameters)
 
 T = TypeVar("T")
@@ -98,7 +99,9 @@ CREATE TABLE IF NOT EXISTS pages (
     reason TEXT NOT NULL,
     attempts INTEGER NOT NULL,
     updated_at TEXT NOT NULL,
-    meta TEXT NOT NULL
+    meta TEXT NOT NULL,
+    etag TEXT NOT NULL DEFAULT '',
+    last_modified TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS pages_updated ON pages (updated_at, key);
 CREATE INDEX IF NOT EXISTS pages_status ON pages (status, updated_at, key);
@@ -226,7 +229,8 @@ def _chapter(r: sqlite3.Row) -> Chapter:
 def _page(r: sqlite3.Row) -> Page:
     return Page(key=r["key"], text=r["text"], url=r["url"], site=r["site"], fetched_at=from_text(r["fetched_at"]),
                 content_hash=r["content_hash"], status=r["status"], reason=r["reason"], attempts=r["attempts"],
-                updated_at=from_text(r["updated_at"]), meta=loads(r["meta"]))
+                updated_at=from_text(r["updated_at"]), meta=loads(r["meta"]), etag=r["etag"] or "",
+                last_modified=r["last_modified"] or "")
 
 
 def _fingerprint(r: sqlite3.Row) -> FingerprintRecord:
@@ -351,6 +355,12 @@ class SQLiteStore(Store):
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     c.execute(statement)
+            # Columns added since version 1 was released: a store made before them gets them here,
+            # empty. Additive columns need no new version (an older fptrack reads past them).
+            have = {r["name"] for r in c.execute("PRAGMA table_info(pages)")}
+            for column in ADDED_PAGE_COLUMNS:
+                if column not in have:
+                    c.execute(f"ALTER TABLE pages ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
             if found is None:
                 c.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
 
@@ -516,22 +526,30 @@ class SQLiteStore(Store):
             changed = old is None or old["content_hash"] != h
             if changed:
                 c.execute("INSERT INTO pages (key, text, url, site, fetched_at, content_hash, status, reason, "
-                          "attempts, updated_at, meta) VALUES (?, ?, ?, ?, ?, ?, 'queued', '', 0, ?, ?) "
+                          "attempts, updated_at, meta, etag, last_modified) "
+                          "VALUES (?, ?, ?, ?, ?, ?, 'queued', '', 0, ?, ?, ?, ?) "
                           "ON CONFLICT (key) DO UPDATE SET text = excluded.text, url = excluded.url, "
                           "site = excluded.site, fetched_at = excluded.fetched_at, "
                           "content_hash = excluded.content_hash, status = 'queued', reason = '', attempts = 0, "
-                          "updated_at = excluded.updated_at, meta = excluded.meta",
+                          "updated_at = excluded.updated_at, meta = excluded.meta, etag = excluded.etag, "
+                          "last_modified = excluded.last_modified",
                           (page.key, page.text, page.url, page.site, to_text(page.fetched_at), h,
-                           to_text(page.updated_at), dumps(page.meta)))
+                           to_text(page.updated_at), dumps(page.meta), page.etag, page.last_modified))
             else:
-                c.execute("UPDATE pages SET url = ?, site = ?, fetched_at = ?, meta = ? WHERE key = ?",
-                          (page.url, page.site, to_text(page.fetched_at), dumps(page.meta), page.key))
+                c.execute("UPDATE pages SET url = ?, site = ?, fetched_at = ?, meta = ?, etag = ?, last_modified = ? "
+                          "WHERE key = ?", (page.url, page.site, to_text(page.fetched_at), dumps(page.meta),
+                                            page.etag, page.last_modified, page.key))
             row = c.execute("SELECT * FROM pages WHERE key = ?", (page.key,)).fetchone()
         return _page(row), changed
 
     @_guarded
     def get_page(self, key: str) -> Page:
         return _page(self._one("SELECT * FROM pages WHERE key = ?", (key,), f"no page {key!r}"))
+
+    @_guarded
+    def page_validators(self, key: str) -> tuple[str, str]:
+        rows = self._read("SELECT etag, last_modified FROM pages WHERE key = ?", (key,))
+        return (rows[0]["etag"], rows[0]["last_modified"]) if rows else ("", "")
 
     def pages(self, *, status: str | None = None, site: str | None = None,
               limit: int | None = None) -> Iterator[Page]:
