@@ -19,3 +19,5 @@ class PageItem:
     referer: str = ""
     depth: int = 0
     fetched_at: datetime = field(default_factory=now)
+    etag: str = ""  # the response's validators, for a page of one response (see crawler.middlewares.conditional)
+    last_modified: str = ""

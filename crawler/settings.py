@@ -39,6 +39,7 @@ HTTPERROR_ALLOW_ALL = False
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.truncated.TruncatedMiddleware": 595,  # before decompression (590): is the stream whole?
     "crawler.middlewares.encoding.EncodingMiddleware": 560,  # after decompression (590), before the spider sees text
+    "crawler.middlewares.conditional.ConditionalMiddleware": 580,  # If-None-Match for pages already stored
 }
 EXTENSIONS = {
     "crawler.extensions.sitestats.SiteStats": 500,

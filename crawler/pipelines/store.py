@@ -49,13 +49,18 @@ class StorePipeline:
                 "extractor": item.extractor, "depth": item.depth}
         if len(item.parts) > 1:
             meta["part_urls"] = "\n".join(item.parts)
-        page = Page(key=item.url, text=item.text, url=item.url, site=item.site, fetched_at=item.fetched_at, meta=meta)
+        page = Page(key=item.url, text=item.text, url=item.url, site=item.site, fetched_at=item.fetched_at, meta=meta,
+                    etag=item.etag, last_modified=item.last_modified)
         try:
             before = self._site_of(item.url)
             stored, changed = self.ctx.store.upsert_page(page)
         except StoreError as e:
             count(self.stats, item.site, "failed", "the store refused the page")
             log.error("cannot store %s: %s", item.url, e)
+            raise DropItem(f"cannot store the page: {e}") from e
+        except Exception as e:  # a bug must not lose the page without a word (Scrapy would only log it)
+            count(self.stats, item.site, "failed", f"storing failed: {type(e).__name__}")
+            log.exception("cannot store %s", item.url)
             raise DropItem(f"cannot store the page: {e}") from e
         if not changed and before not in (None, item.site):
             # The same page under another site name (a site added with rules after an ad-hoc crawl):
@@ -108,7 +113,8 @@ class StorePipeline:
             r = tracking_pipeline.process_page(self.ctx, key)
             count(self.stats, site, "processed")
             if r.status == "failed":
-                count(self.stats, site, "failed", r.reason)
+                # Not "failed": the page was stored (counted so); its status and reason are in the store.
+                count(self.stats, site, "processing failed", r.reason)
             elif r.matches:
                 count(self.stats, site, "matched")
         self.queued.clear()

@@ -3,14 +3,26 @@
 From each start URL it follows links within the site (depth, domain, rules,
 URL normalisation and trap checks decide which), recognises chapter pages by
 their text, joins chapters split over several pages by walking their "下一页"
-links, and yields one PageItem per chapter. Every page it does not yield is
-counted with the reason, per site (crawler.counts); nothing raises.
+links, and yields one PageItem per chapter. It also reads the site's sitemaps
+(crawler.sitemaps) and feeds their URLs into the crawl like links of depth 1.
+
+No page is lost without a word: every request ends as exactly one of catalogues,
+stored, unchanged, not modified, parts joined, skipped (with a reason) or
+failed (with a reason), so that per site
+
+    fetched + no response == catalogues + stored + unchanged + not modified
+                             + parts joined + skipped + failed
+
+("no response": requests that ended without one, like robots.txt refusals and
+timeouts). Links not followed are counted apart ("links not followed", with
+the reason): they never became requests. Nothing raises.
 """
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
+from urllib.parse import urljoin
 
 import scrapy
 from scrapy import signals
@@ -38,16 +50,24 @@ from twisted.internet.error import (
 from ..counts import count
 from ..extract import Extracted, extract, is_chapter_text
 from ..items import PageItem
+from ..middlewares.conditional import CONDITIONAL
 from ..middlewares.encoding import FORCE_ENCODING, SITE
 from ..middlewares.truncated import REASON as TRUNCATED
 from ..middlewares.truncated import TruncatedResponse
-from ..rules import SiteRules, make_rules, rules_for_urls
+from ..render import NEEDS_BROWSER, NeedsBrowser
+from ..rules import SiteRules, host_of, make_rules, rules_for_urls
+from ..sitemaps import MAX_SITEMAPS, MAX_URLS, SitemapError, default_sitemaps, read_sitemap, robots_sitemaps
 from ..urls import PatternBudget, normalize_url, trap_reason
 
 RECEIVED = "fpt_received"  # bytes of the body received so far (how a cancelled download is told apart)
 PARTS = "fpt_parts"  # [(url, title, text), ...] of the parts of a split chapter fetched so far
+FLUSH = "fpt_flush"  # URLs of lone later parts to store on their own now (see _on_idle)
+ROOT = "fpt_root"  # the site root whose robots.txt a request asks for
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
 MAX_PARTS = 30
+JOINED_TO_FIRST = "later part of a split chapter (joined to its first part)"
+# Keys of spider.state, which Scrapy keeps in the job folder across a pause (SpiderState).
+LONE, JOINED = "lone_parts", "joined_parts"
 
 
 class NovelSpider(scrapy.Spider):
@@ -69,6 +89,9 @@ class NovelSpider(scrapy.Spider):
         self.idle_wait = float(idle_wait)
         self.budget = PatternBudget(int(pattern_budget))
         self._idle_since: float | None = None
+        self.state: dict[str, Any] = {}  # replaced by the saved one when a paused job resumes
+        self._sitemaps: dict[str, int] = {}  # per site: sitemaps requested
+        self._sitemap_urls: dict[str, int] = {}  # per site: URLs taken from its sitemaps
 
     @classmethod
     def from_crawler(cls, crawler, *args: Any, **kwargs: Any):
@@ -77,39 +100,65 @@ class NovelSpider(scrapy.Spider):
         crawler.signals.connect(spider._on_response, signal=signals.response_received)
         crawler.signals.connect(spider._on_headers, signal=signals.headers_received)
         crawler.signals.connect(spider._on_bytes, signal=signals.bytes_received)
+        crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
+        crawler.signals.connect(spider._on_error, signal=signals.spider_error)
         return spider
 
     # ---- requests ------------------------------------------------------------
 
     async def start(self):
         for site in self.sites.values():
+            roots = list(dict.fromkeys(normalize_url(urljoin(u, "/")) for u in site.start_urls))
+            for root in roots:
+                # robots.txt names the sitemaps; /sitemap.xml is read too when it does not list it.
+                yield self._request(urljoin(root, "/robots.txt"), site, self.parse_robots,
+                                    errback=self.sitemap_failed, priority=20, depth_reset=True,
+                                    dont_obey_robotstxt=True, handle_httpstatus_all=True, **{ROOT: root})
             for url in site.start_urls:
                 yield self._request(normalize_url(url), site, depth_reset=True)
 
     def _request(self, url: str, site: SiteRules, callback=None, *, dont_filter: bool = False, priority: int = 0,
-                 **meta: Any) -> Request:
+                 errback=None, **meta: Any) -> Request:
         meta[SITE] = site.name
         if not site.obey_robots:
             meta["dont_obey_robotstxt"] = True
         if site.encoding:
             meta[FORCE_ENCODING] = site.encoding
-        return Request(url, callback=callback or self.parse, errback=self.failed, meta=meta,
+        if callback is None:
+            meta[CONDITIONAL] = True  # a page that may be stored: a 304 stands for it
+        return Request(url, callback=callback or self.parse, errback=errback or self.failed, meta=meta,
                        dont_filter=dont_filter, priority=priority)
 
     def _site(self, meta: dict[str, Any]) -> SiteRules:
         return self.sites[meta[SITE]]
 
     def _follow(self, response: Response, site: SiteRules, ex: Extracted) -> Iterator[Request]:
-        # A site's own limits (its rules' depth and max_pages) under the crawl's global ones.
-        if site.depth is not None and int(response.meta.get("depth", 0)) >= site.depth:
-            return
-        if site.max_pages is not None and self._fetched(site) >= site.max_pages:
-            if ex.links:
-                count(self.crawler.stats, site.name, "skipped", "links not followed: the site's max_pages reached")
-            return
         # The next part of a split chapter is fetched by the chain that joins it, not as a page of its own.
-        seen: set[str] = {normalize_url(ex.next_part)} if ex.next_part and ex.kind == "chapter" else set()
-        for link in ex.links:
+        skip = {normalize_url(ex.next_part)} if ex.next_part and ex.kind == "chapter" else set()
+        yield from self._links(response, site, ex.links, skip)
+
+    def _links(self, response: Response, site: SiteRules, links: Iterable[str], skip: set[str] = frozenset(),
+               ) -> Iterator[Request]:
+        """Requests for the links of a page (or a sitemap's URLs), each one refused counted with why."""
+        links = list(links)
+        if not links:
+            return
+        depth = int(response.meta.get("depth", 0))
+        # A site's own limits (its rules' depth and max_pages) under the crawl's global ones; counted
+        # here, since Scrapy's DepthMiddleware would drop the requests without a word.
+        limit = self.crawler.settings.getint("DEPTH_LIMIT")
+        why = ""
+        if site.depth is not None and depth >= site.depth:
+            why = "the site's depth reached"
+        elif limit and depth + 1 > limit:
+            why = f"deeper than {limit} links"
+        elif site.max_pages is not None and self._fetched(site) >= site.max_pages:
+            why = "the site's max_pages reached"
+        if why:
+            count(self.crawler.stats, site.name, "links not followed", why, n=len(links))
+            return
+        seen = set(skip)
+        for link in links:
             url = normalize_url(link)
             if url in seen or url == response.url:
                 continue
@@ -121,7 +170,7 @@ class NovelSpider(scrapy.Spider):
             if not reason and self.budget.exhausted(url):
                 reason = "URL pattern whose pages hold no chapter"
             if reason:
-                count(self.crawler.stats, site.name, "skipped", f"link not followed: {reason}")
+                count(self.crawler.stats, site.name, "links not followed", reason)
                 continue
             yield self._request(url, site)
 
@@ -134,6 +183,10 @@ class NovelSpider(scrapy.Spider):
         site = self._site(response.meta)
         stats = self.crawler.stats
         count(stats, site.name, "fetched")
+        if response.status == 304:
+            # The stored page is current (crawler.middlewares.conditional): no body, nothing to do.
+            count(stats, site.name, "not modified")
+            return
         ex = self._extract(response, site)
         if ex is None:
             return
@@ -146,10 +199,35 @@ class NovelSpider(scrapy.Spider):
             count(stats, site.name, "skipped", "no chapter text on the page")
             return
         if ex.part and ex.part[0] > 1:
-            # Reached through its own link: the chain from the first part joins it.
-            count(stats, site.name, "skipped", "later part of a split chapter (joined to its first part)")
+            yield from self._later_part(response, site, ex)
             return
         yield from self._chapter(response, site, ex, [])
+
+    def _later_part(self, response: Response, site: SiteRules, ex: Extracted) -> Iterator[Any]:
+        """Part k > 1 of a split chapter reached through its own link.
+
+        The chain from the first part normally joins it, but that chain may come later
+        in the crawl, or never (part 1 missing, or linked from nowhere). So the part is
+        held until the crawl has nothing else to do (spider_idle): joined by then, it is
+        counted as such; else it is stored on its own (it matches as a part of its
+        chapter). Holding it instead of storing it and superseding it later means a
+        re-crawl stores the same pages as the first crawl, never the part twice. Held
+        parts live in spider.state, which a paused job keeps in its folder.
+        """
+        lone, joined = self._parts_state()
+        if response.url in joined:
+            count(self.crawler.stats, site.name, "skipped", JOINED_TO_FIRST)
+            return
+        nxt = normalize_url(ex.next_part) if ex.next_part else ""
+        lone[response.url] = {
+            "site": site.name, "title": ex.title, "text": ex.text, "next": nxt if site.allows(nxt) else "",
+            "depth": int(response.meta.get("depth", 0)), "extractor": ex.extractor,
+            "encoding": response.encoding if isinstance(response, TextResponse) else "",
+        }
+        yield from ()
+
+    def _parts_state(self) -> tuple[dict[str, dict[str, Any]], set[str]]:
+        return self.state.setdefault(LONE, {}), self.state.setdefault(JOINED, set())
 
     def parse_part(self, response: Response, **_: Any) -> Iterator[Any]:
         """A later part of a split chapter: add its text and go on to the next part."""
@@ -158,8 +236,11 @@ class NovelSpider(scrapy.Spider):
         parts = response.meta[PARTS]
         ex = self._extract(response, site)
         if ex is None or not ex.text:
+            if ex is not None:
+                count(self.crawler.stats, site.name, "skipped", "no text on the next part of a split chapter")
             yield self._item(site, parts, response.meta)
             return
+        self._parts_state()[1].add(response.url)
         yield from self._chapter(response, site, ex, parts)
 
     def _chapter(self, response: Response, site: SiteRules, ex: Extracted,
@@ -172,11 +253,16 @@ class NovelSpider(scrapy.Spider):
                                 **{PARTS: parts})
             return
         count(self.crawler.stats, site.name, "chapters")
+        validators = {}
+        if len(parts) == 1:  # a joined chapter is several responses: no one response's validators stand for it
+            validators = {"etag": _header(response, b"ETag"), "last_modified": _header(response, b"Last-Modified")}
         yield self._item(site, parts, response.meta, encoding=response.encoding if isinstance(
-            response, TextResponse) else "", extractor=ex.extractor)
+            response, TextResponse) else "", extractor=ex.extractor, **validators)
 
     def _item(self, site: SiteRules, parts: list[tuple[str, str, str]], meta: dict[str, Any], **kw: Any) -> PageItem:
         url, title, _ = parts[0]
+        if len(parts) > 1:  # every response but the first ends inside this page
+            count(self.crawler.stats, site.name, "parts joined", n=len(parts) - 1)
         return PageItem(url=url, site=site.name, title=title, text="\n".join(t for _, _, t in parts),
                         parts=[u for u, _, _ in parts], depth=int(meta.get("depth", 0)), **kw)
 
@@ -205,23 +291,131 @@ class NovelSpider(scrapy.Spider):
         request = failure.request
         site = self._site(request.meta)
         what, reason = classify(failure, self.crawler.settings)
-        if failure.check(HttpError):
-            count(self.crawler.stats, site.name, "fetched")  # a response did arrive
+        # "fetched" when a response did arrive (an HTTP error), else "no response": every request counted once.
+        count(self.crawler.stats, site.name, "fetched" if failure.check(HttpError) else "no response")
         count(self.crawler.stats, site.name, what, reason)
         parts = request.meta.get(PARTS)
         if parts:
             yield self._item(site, parts, request.meta)
 
+    # ---- sitemaps ---------------------------------------------------------------
+
+    def parse_robots(self, response: Response, **_: Any) -> Iterator[Request]:
+        """robots.txt: request the sitemaps it names, and /sitemap.xml when it names none there."""
+        site = self._site(response.meta)
+        root = response.meta[ROOT]
+        found = robots_sitemaps(response.body, root) if response.status == 200 else []
+        wanted = found + [u for u in default_sitemaps(root) if u not in found]
+        yield from self._sitemap_requests(site, wanted)
+
+    def parse_sitemap(self, response: Response, **_: Any) -> Iterator[Request]:
+        """A sitemap: its pages go into the crawl at depth 1, an index's sitemaps are read in turn."""
+        site = self._site(response.meta)
+        stats = self.crawler.stats
+        room = MAX_URLS - self._sitemap_urls.get(site.name, 0)
+        maxsize = response.meta.get("download_maxsize") or self.crawler.settings.getint("DOWNLOAD_MAXSIZE")
+        try:
+            sitemap = read_sitemap(response.body, maxsize, max(0, room))
+        except SitemapError as e:
+            count(stats, site.name, "sitemaps unreadable", str(e))
+            return
+        count(stats, site.name, "sitemaps")
+        if sitemap.cut:
+            count(stats, site.name, "links not followed", f"more than {MAX_URLS} URLs in the sitemaps")
+        if sitemap.kind == "sitemapindex":
+            yield from self._sitemap_requests(site, sitemap.urls)
+            return
+        self._sitemap_urls[site.name] = self._sitemap_urls.get(site.name, 0) + len(sitemap.urls)
+        count(stats, site.name, "sitemap URLs", n=len(sitemap.urls))
+        # The sitemap was requested at depth 0: its URLs come at depth 1, as links of a start page.
+        yield from self._links(response, site, sitemap.urls)
+
+    def _sitemap_requests(self, site: SiteRules, urls: list[str]) -> Iterator[Request]:
+        for url in urls:
+            if self._sitemaps.get(site.name, 0) >= MAX_SITEMAPS:
+                count(self.crawler.stats, site.name, "links not followed", f"more than {MAX_SITEMAPS} sitemaps")
+                return
+            host = host_of(url)
+            if not any(host == d or host.endswith("." + d) for d in site.domains):
+                continue  # a sitemap elsewhere lists pages elsewhere
+            self._sitemaps[site.name] = self._sitemaps.get(site.name, 0) + 1
+            yield self._request(normalize_url(url), site, self.parse_sitemap, errback=self.sitemap_failed,
+                                priority=20, depth_reset=True)
+
+    def sitemap_failed(self, failure) -> None:
+        """A missing sitemap is the common case, not a page lost: counted apart from the pages."""
+        request = failure.request
+        site = self._site(request.meta)
+        if request.callback == self.parse_robots:
+            return None  # the site did not answer at all: its start URLs will say so
+        _, reason = classify(failure, self.crawler.settings)
+        count(self.crawler.stats, site.name, "sitemaps unreadable", reason)
+        return None
+
+    # ---- the end of the crawl -----------------------------------------------------
+
     def _on_idle(self, spider=None) -> None:
-        """With a shared frontier, wait a little for the other crawlers to add requests before closing."""
+        """Store the later parts no chain joined; with a shared frontier, wait a little for the other
+        crawlers to add requests before closing."""
         import time
 
+        if self._flush_lone():
+            raise DontCloseSpider
         if self.idle_wait <= 0:
             return
         if self._idle_since is None:
             self._idle_since = time.monotonic()
         if time.monotonic() - self._idle_since < self.idle_wait:
             raise DontCloseSpider
+
+    def _flush_lone(self) -> bool:
+        """Settle the held later parts (see _later_part); True when a request was scheduled for them."""
+        lone, joined = self._parts_state()
+        for url in [u for u in lone if u in joined]:
+            count(self.crawler.stats, lone.pop(url)["site"], "skipped", JOINED_TO_FIRST)
+        if not lone:
+            return False
+        # A held part that is the next part of another held one waits: the other's chain may join it.
+        nexts = {h["next"] for h in lone.values()}
+        heads = [u for u in lone if u not in nexts] or list(lone)
+        # Items come only out of callbacks: a data: request (no network) brings the crawl back here.
+        request = Request("data:,", callback=self.parse_lone, errback=self.failed, dont_filter=True, priority=30,
+                          meta={FLUSH: heads, SITE: lone[heads[0]]["site"]})
+        self.crawler.engine.crawl(request)
+        return True
+
+    def parse_lone(self, response: Response, **_: Any) -> Iterator[Any]:
+        """Store the lone later parts on their own (or start a chain from them when they have a next part)."""
+        lone, joined = self._parts_state()
+        for url in response.meta[FLUSH]:
+            held = lone.pop(url, None)
+            if held is None:
+                continue
+            site = self.sites[held["site"]]
+            if url in joined:
+                count(self.crawler.stats, site.name, "skipped", JOINED_TO_FIRST)
+                continue
+            parts = [(url, held["title"], held["text"])]
+            meta = {"depth": held["depth"]}
+            if held["next"] and held["next"] not in joined:
+                yield self._request(held["next"], site, self.parse_part, dont_filter=True, priority=10,
+                                    depth_reset=True, **{PARTS: parts})
+                continue
+            count(self.crawler.stats, site.name, "chapters")
+            yield self._item(site, parts, meta, encoding=held["encoding"], extractor=held["extractor"])
+
+    def _on_dropped(self, request: Request, **_: Any) -> None:
+        """A redirect to a page already fetched is dropped by the duplicate filter: its response counts."""
+        if request.meta.get("redirect_urls") and request.meta.get(SITE) in self.sites:
+            count(self.crawler.stats, request.meta[SITE], "fetched")
+            count(self.crawler.stats, request.meta[SITE], "skipped", "redirected to a page already fetched")
+
+    def _on_error(self, failure, response: Response, **_: Any) -> None:
+        """A bug in a callback must not lose the page without a word."""
+        site = response.meta.get(SITE) if response is not None else None
+        if site in self.sites and response.request is not None and response.request.callback in (
+                self.parse, self.parse_part):
+            count(self.crawler.stats, site, "failed", f"crawler error: {type(failure.value).__name__}")
 
     def _on_response(self, *_: Any, **__: Any) -> None:
         self._idle_since = None
@@ -237,6 +431,11 @@ class NovelSpider(scrapy.Spider):
         request.meta[RECEIVED] = request.meta.get(RECEIVED, 0) + len(data)
 
 
+def _header(response: Response, name: bytes) -> str:
+    value = response.headers.get(name) or b""
+    return value.decode("latin-1")[:200]  # a validator is sent back as is; a huge one is not kept
+
+
 def classify(failure, settings) -> tuple[str, str]:
     """("skipped" | "failed", reason) for a request that failed."""
     exc = failure.value
@@ -245,6 +444,8 @@ def classify(failure, settings) -> tuple[str, str]:
         settings.getint("DOWNLOAD_MAXSIZE")
     if failure.check(TruncatedResponse):
         return "failed", TRUNCATED
+    if failure.check(NeedsBrowser):  # a page only a browser shows, and none is installed
+        return "failed", NEEDS_BROWSER
     text = str(exc)
     # Too large, said three ways: a Content-Length over the limit ("max size"), a body that grew
     # past it (a bare cancel, but the bytes were counted), a body that decompressed past it.

@@ -79,11 +79,110 @@ def test_a_split_chapter_is_joined_from_its_parts():
     assert "下一页" not in item.text and "本章未完" not in item.text
 
 
-def test_a_later_part_reached_by_its_own_link_is_not_stored_alone():
+class _Engine:
+    """Stands for Scrapy's engine: keeps what the spider schedules at idle."""
+
+    def __init__(self):
+        self.requests = []
+
+    def crawl(self, request):
+        self.requests.append(request)
+
+
+def _split_pages():
+    half = len(LINES) // 2
+    first = page(LINES[:half] + ["本章未完，请点击下一页继续阅读"], title="第一章 雨夜来客(1/2)",
+                 extra="<a href='/book/1/1_2.html'>下一页</a>")
+    return first, page(LINES[half:], title="第一章 雨夜来客(2/2)")
+
+
+def _flush(s):
+    """What the spider does when the crawl runs dry: the items of its lone parts."""
+    s.crawler.engine = _Engine()
+    from scrapy.exceptions import DontCloseSpider
+
+    try:
+        s._on_idle()
+    except DontCloseSpider:
+        pass
+    out = []
+    for req in s.crawler.engine.requests:
+        data = TextResponse(req.url, body=b"", request=req)
+        out += list(req.callback(data))
+    return [o for o in out if isinstance(o, PageItem)]
+
+
+P1, P2 = "http://novels.test/book/1/1.html", "http://novels.test/book/1/1_2.html"
+
+
+def test_a_later_part_no_chain_joins_is_stored_alone_when_the_crawl_ends():
     s = spider_for()
-    out = list(s.parse(response(s, "http://novels.test/book/1/1_2.html", page(LINES, title="第一章(2/2)"))))
-    assert not [o for o in out if isinstance(o, PageItem)]
-    assert "later part of a split chapter (joined to its first part)" in stats(s)["skipped"]
+    _, second = _split_pages()
+    out = list(s.parse(response(s, P2, second)))
+    assert not [o for o in out if isinstance(o, PageItem)]  # held, not stored yet: a chain may still come
+    (item,) = _flush(s)
+    assert item.url == P2 and item.parts == [P2] and LINES[-1] in item.text
+    assert _flush(s) == []  # stored once
+    c = stats(s)
+    assert c["counts"]["chapters"] == 1 and c["skipped"] == {}
+
+
+def test_a_later_part_fetched_before_its_chain_is_joined_not_stored_twice():
+    s = spider_for()
+    first, second = _split_pages()
+    list(s.parse(response(s, P2, second)))  # the part first, through its own link
+    out = list(s.parse(response(s, P1, first)))
+    (chain,) = [o for o in out if isinstance(o, Request) and o.meta.get(PARTS)]
+    (joined,) = [o for o in s.parse_part(response(s, chain.url, second, **chain.meta)) if isinstance(o, PageItem)]
+    assert joined.parts == [P1, P2]
+    assert _flush(s) == []  # the held part was joined meanwhile
+    c = stats(s)
+    assert c["skipped"] == {"later part of a split chapter (joined to its first part)": 1}
+    assert c["counts"]["parts joined"] == 1 and c["counts"]["chapters"] == 1
+
+
+def test_a_later_part_fetched_after_its_chain_is_counted_as_joined():
+    s = spider_for()
+    first, second = _split_pages()
+    (chain,) = [o for o in s.parse(response(s, P1, first)) if isinstance(o, Request) and o.meta.get(PARTS)]
+    list(s.parse_part(response(s, chain.url, second, **chain.meta)))
+    assert not [o for o in s.parse(response(s, P2, second)) if isinstance(o, PageItem)]
+    assert _flush(s) == []
+    assert stats(s)["skipped"] == {"later part of a split chapter (joined to its first part)": 1}
+
+
+def test_held_parts_live_in_the_spiders_state():
+    s = spider_for()
+    list(s.parse(response(s, P2, _split_pages()[1])))
+    import pickle
+
+    state = pickle.loads(pickle.dumps(s.state))  # what SpiderState keeps in the job folder across a pause
+    t = spider_for()
+    t.state = state
+    (item,) = _flush(t)
+    assert item.url == P2
+
+
+def test_a_304_is_not_modified_and_nothing_else():
+    s = spider_for()
+    r = response(s, P1, "")
+    r = r.replace(status=304, body=b"")
+    assert list(s.parse(r)) == []
+    c = stats(s)["counts"]
+    assert c == {"fetched": 1, "not modified": 1}
+
+
+def test_a_single_page_keeps_its_validators_a_joined_one_none():
+    s = spider_for()
+    r = response(s, P1, page(LINES), headers={"ETag": '"v1"', "Last-Modified": "Mon, 02 Nov 2026 00:00:00 GMT"})
+    (item,) = [o for o in s.parse(r) if isinstance(o, PageItem)]
+    assert (item.etag, item.last_modified) == ('"v1"', "Mon, 02 Nov 2026 00:00:00 GMT")
+    first, second = _split_pages()
+    (chain,) = [o for o in s.parse(response(s, P1, first, headers={"ETag": '"a"'})) if isinstance(o, Request)
+                and o.meta.get(PARTS)]
+    (joined,) = [o for o in s.parse_part(response(s, chain.url, second, headers={"ETag": '"b"'}, **chain.meta))
+                 if isinstance(o, PageItem)]
+    assert (joined.etag, joined.last_modified) == ("", "")
 
 
 def test_a_broken_chain_keeps_the_parts_it_has():
@@ -122,9 +221,10 @@ def test_trap_links_are_counted_not_followed():
     html = "<html><body><a href='/cal?d=99'>next day</a><a href='/a/b/a/b/a/b/x'>loop</a></body></html>"
     out = list(s.parse(response(s, "http://novels.test/cal?d=98", html)))
     assert [o for o in out if isinstance(o, Request)] == []
-    skipped = stats(s)["skipped"]
-    assert skipped["link not followed: URL pattern whose pages hold no chapter"] == 2  # from the 3rd page on
-    assert skipped["link not followed: a path segment repeated (a relative-link loop)"] == 1
+    links = stats(s)["links not followed"]  # links, not pages: apart from the pages skipped
+    assert links["URL pattern whose pages hold no chapter"] == 2  # from the 3rd page on
+    assert links["a path segment repeated (a relative-link loop)"] == 1
+    assert stats(s)["skipped"] == {"no chapter text on the page": 4}  # the pages themselves
 
 
 def test_site_rules_reach_the_requests():
@@ -172,4 +272,4 @@ def test_a_sites_own_depth_and_page_limits_apply():
     list(s.parse(response(s, "http://novels.test/book/1/3.html", html, depth=0)))  # the 3rd page fetched
     assert [o for o in s.parse(response(s, "http://novels.test/book/1/4.html", html, depth=0))
             if isinstance(o, Request)] == []
-    assert "links not followed: the site's max_pages reached" in stats(s)["skipped"]
+    assert "the site's max_pages reached" in stats(s)["links not followed"]

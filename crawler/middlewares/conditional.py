@@ -1,0 +1,80 @@
+"""Ask for a stored page again only if it changed: conditional requests.
+
+A page stored with an ETag or a Last-Modified is requested with If-None-Match /
+If-Modified-Since; a server that supports them answers an unchanged page with
+304 Not Modified and no body, and the spider counts it "not modified" without
+extracting or storing anything. Servers without validators still get the
+second line of defence: the store's content hash keeps an unchanged text from
+being processed again.
+
+Only requests the spider marks CONDITIONAL are made conditional: the later parts
+of a split chapter are not pages of the store, and the chain that joins them
+needs their bodies.
+"""
+from __future__ import annotations
+
+import logging
+
+from scrapy import signals
+
+from tracker.store import StoreError
+from tracker.store.open import open_store
+
+from ..tracking import tracker_settings
+
+log = logging.getLogger(__name__)
+
+#: Request meta key set by the spider: True when a 304 for this request may stand for the stored page.
+CONDITIONAL = "fpt_conditional"
+#: Request meta key set here: the validators sent, (etag, last_modified).
+SENT = "fpt_validators_sent"
+
+
+class ConditionalMiddleware:
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.store = None
+        self.broken = False  # the store could not be opened: requests go out unconditional
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        mw = cls(crawler)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        return mw
+
+    def _store(self):
+        if self.store is None and not self.broken:
+            s = tracker_settings(self.crawler.settings)
+            try:
+                self.store = open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+            except StoreError as e:
+                self.broken = True
+                log.warning("conditional requests off, the store cannot be opened: %s", e)
+        return self.store
+
+    def process_request(self, request, spider=None):
+        if not request.meta.get(CONDITIONAL) or request.method != "GET" or SENT in request.meta:
+            return None
+        store = self._store()
+        if store is None:
+            return None
+        try:
+            etag, modified = store.page_validators(request.url)
+        except StoreError as e:  # one failed look-up costs one full download, not the crawl
+            log.debug("no validators for %s: %s", request.url, e)
+            return None
+        if not (etag or modified):
+            return None
+        request.meta[SENT] = (etag, modified)
+        if etag:
+            request.headers.setdefault(b"If-None-Match", etag.encode("latin-1", "replace"))
+        if modified:
+            request.headers.setdefault(b"If-Modified-Since", modified.encode("latin-1", "replace"))
+        # A 304 reaches the spider instead of being dropped as an HTTP error.
+        request.meta["handle_httpstatus_list"] = [*request.meta.get("handle_httpstatus_list", ()), 304]
+        return None
+
+    def spider_closed(self, spider=None) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
