@@ -5,7 +5,9 @@ Novel sites put a chapter in one <div id="content"> with <br> line breaks, artic
 text of links), after fingerprint.html has removed scripts, navigation, ads and link lists.
 Lines that sites inject into the chapter itself (watermarks, "本章未完，请点击下一页继续阅读",
 domain names) are then dropped line by line, or sentence by sentence when a site glued them
-to a real paragraph, so a prose line that merely contains a word like 阅读 stays.
+to a real paragraph, so a prose line that merely contains a word like 阅读 stays. Text the
+page's own CSS hides (junk characters in display:none spans and the like) is removed first,
+by fingerprint.html.drop_hidden, as simtool does on files.
 
 Pure (lxml only): a spider calls `extract(response.text, response.url)`, tests call it on
 strings. Every step takes time linear in the page, whatever it holds (a megabyte of letters,
@@ -28,6 +30,7 @@ from fingerprint.html import (
     XML_DECLARATION,
     block_text,
     drop_comments,
+    drop_hidden,
     html_to_text,
     parse_html,
     remove_furniture,
@@ -175,6 +178,8 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
         return Extracted("", text, "chapter" if is_chapter_text(text) else "other", extractor="regex")
     # Text after a comment ("line1<!-- ad -->line2") is a comment's tail, which block text walks skip.
     drop_comments(tree)
+    # What the page's CSS hides is junk for the reader (and its hidden links are traps): gone before anything is read.
+    drop_hidden(tree)
     rules = selectors or Selectors()
     here = urldefrag(url or "")[0]
     base = _base_url(tree, here)

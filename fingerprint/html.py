@@ -14,8 +14,8 @@ import logging
 import re
 
 __all__ = [
-    "looks_like_html", "html_to_text", "parse_html", "remove_furniture", "drop_comments", "block_text", "strip_tags",
-    "tidy",
+    "looks_like_html", "html_to_text", "parse_html", "drop_hidden", "remove_furniture", "drop_comments", "block_text",
+    "strip_tags", "tidy",
 ]
 
 _STRONG_MARKERS = re.compile(r"<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>]|<meta\s", re.I)
@@ -74,6 +74,7 @@ def html_to_text(html: str) -> tuple[str, dict]:
     tree = parse_html(html)
     if tree is None:
         return strip_tags(html), {"title": "", "extractor": "regex"}
+    drop_hidden(tree)
     title = _title(tree)
     root = remove_furniture(tree)
     fallback = block_text(root)
@@ -95,6 +96,21 @@ def parse_html(html: str):
         except (etree.ParserError, ValueError):
             return None
     return tree
+
+
+def drop_hidden(tree) -> None:
+    """Remove the text the page's own CSS hides from a reader (fingerprint.visibility): elements
+    with display:none go with all they hold, elements hidden by visibility or a zero font-size
+    lose their own text, and what follows a removed element stays, in time linear in the page."""
+    from .visibility import hidden_parts
+
+    gone, muted = hidden_parts(tree)
+    for el in muted:
+        el.text = None
+        for child in el:  # a child's tail is its parent's text
+            child.tail = None
+    # An emptied element without children is gone too: trafilatura breaks lines around empty inline tags.
+    _remove_keeping_tails([*gone, *(el for el in muted if len(el) == 0)])
 
 
 def _title(tree) -> str:
