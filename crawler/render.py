@@ -1,0 +1,148 @@
+"""Render a page in the system's headless chromium, through scrapy-playwright.
+
+Some sites write the chapter with a script (an escaped string put into innerHTML, or
+JSON fetched after load): the HTML holds no text, and only a browser shows it. Those
+pages, and only those (crawler.middlewares.render decides), are fetched again with
+meta {"playwright": True}; scrapy-playwright's download handler renders them in
+chromium and hands the spider the DOM as a reader sees it. scrapy-playwright rather
+than Selenium: it is a Scrapy download handler chosen per request, so the spider,
+the pipelines, the scheduler and the frontier stay as they are, it runs on Scrapy's
+asyncio reactor without a thread per browser, and it can abort a page's images,
+media and fonts; Selenium would need its own blocking driver loop beside Scrapy's.
+
+The page's scripts run only in the browser. Before its HTML is taken, the elements
+and text the browser's computed style hides (display:none, visibility:hidden, a zero
+font-size) are removed, so extract() reads what is shown, whatever stylesheet or
+script hid the rest.
+
+Bounded: one browser process, at most PLAYWRIGHT_MAX_CONTEXTS x
+PLAYWRIGHT_MAX_PAGES_PER_CONTEXT pages at once, NAVIGATION_TIMEOUT_MS to load, then
+at most IDLE_WAIT_MS for the network to go quiet; images, media and fonts are never
+downloaded. The browser and Playwright's driver start on the first page that needs
+them: a crawl of static sites starts neither.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from typing import Any
+
+from scrapy import signals
+from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+__all__ = [
+    "NEEDS_BROWSER", "NeedsBrowser", "RenderHandler", "chromium_path", "render_meta", "abort_request",
+    "NAVIGATION_TIMEOUT_MS", "IDLE_WAIT_MS", "CONTEXT",
+]
+
+NEEDS_BROWSER = "needs a browser: install chromium (scripts/system-deps test, or apt-get install chromium)"
+NAVIGATION_TIMEOUT_MS = 20_000
+IDLE_WAIT_MS = 5_000  # after load: the page's own requests (the chapter's JSON) get this long to finish
+CONTEXT = "render"  # one browser context for every rendered page: one cache, one process
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--mute-audio"]
+_SKIPPED_RESOURCES = frozenset(("image", "media", "font"))
+
+# Runs in the page, after it settled: what the browser's computed style hides is removed
+# from the DOM. display:none hides an element with all it holds; visibility and font-size
+# are inherited and can be undone by a child, so for them each text node asks its parent.
+_STRIP_HIDDEN = """() => {
+  if (!document.body) return 0;
+  const gone = [], mute = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const s = getComputedStyle(el);
+    if (s.display === 'none') { gone.push(el); continue; }
+    if (s.visibility === 'hidden' || s.visibility === 'collapse' || parseFloat(s.fontSize) === 0) mute.push(el);
+  }
+  for (const el of mute)
+    for (const n of Array.from(el.childNodes))
+      if (n.nodeType === Node.TEXT_NODE) n.remove();
+  for (const el of gone) el.remove();
+  return gone.length + mute.length;
+}"""
+
+
+class NeedsBrowser(Exception):
+    """A page needs rendering and no browser can be started."""
+
+
+def chromium_path() -> str | None:
+    """The chromium to render with: FPT_CHROMIUM when set (None when it is not an executable file), else the one on PATH."""
+    given = os.environ.get("FPT_CHROMIUM", "").strip()
+    if given:
+        return given if os.path.isfile(given) and os.access(given, os.X_OK) else None
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+async def settle(page, idle_ms: int = IDLE_WAIT_MS) -> int:
+    """Wait (a bounded time) for the page's requests to finish, then drop what it hides; returns how many elements."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        await page.wait_for_load_state("networkidle", timeout=idle_ms)
+    except PlaywrightTimeout:  # a page that polls forever is read as it is by then
+        pass
+    return await page.evaluate(_STRIP_HIDDEN)
+
+
+def render_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """`meta` for fetching a page again in the browser."""
+    from scrapy_playwright.page import PageMethod
+
+    return {
+        **meta,
+        "playwright": True,
+        "playwright_context": CONTEXT,
+        "playwright_page_goto_kwargs": {"wait_until": "load", "timeout": NAVIGATION_TIMEOUT_MS},
+        "playwright_page_methods": [PageMethod(settle, IDLE_WAIT_MS)],
+    }
+
+
+def abort_request(request) -> bool:
+    """PLAYWRIGHT_ABORT_REQUEST: a rendered page's images, media and fonts are never fetched."""
+    return request.resource_type in _SKIPPED_RESOURCES
+
+
+class RenderHandler(ScrapyPlaywrightDownloadHandler):
+    """scrapy-playwright's download handler, started on the first request that asks for the browser.
+
+    Every other request goes through Scrapy's HTTP/1.1 handler as before (the parent class is
+    that handler). scrapy-playwright starts Playwright's driver when the engine starts; here
+    that waits for the first rendered page, so static crawls start no browser process at all."""
+
+    def __init__(self, crawler) -> None:
+        super().__init__(crawler)
+        for receiver in ("_maybe_launch_in_thread", "_engine_started"):
+            if hasattr(self, receiver):
+                crawler.signals.disconnect(getattr(self, receiver), signal=signals.engine_started)
+        self._started = False
+        self._start_lock = asyncio.Lock()
+
+    async def download_request(self, request, spider=None):  # Scrapy >= 2.14 passes the request alone
+        if request.meta.get("playwright"):
+            await self._start()
+        if spider is None:
+            return await super().download_request(request)
+        return await super().download_request(request, spider)
+
+    async def _start(self) -> None:
+        async with self._start_lock:
+            if self._started:
+                return
+            path = chromium_path()
+            if path is None:
+                raise NeedsBrowser(NEEDS_BROWSER)
+            self.config.launch_options.setdefault("executable_path", path)
+            self.config.launch_options.setdefault("args", LAUNCH_ARGS)
+            self.config.launch_options.setdefault("headless", True)
+            try:
+                await self._launch()
+                await self._maybe_launch_browser()
+            except Exception as e:  # a chromium that does not start is a missing browser to the crawl
+                raise NeedsBrowser(f"{NEEDS_BROWSER}; {type(e).__name__}: {str(e)[:200]}") from e
+            self._started = True
