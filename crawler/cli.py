@@ -16,7 +16,8 @@ from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for
 
 SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetched", "stored", "skipped", "failed",
                 "matches"]
-SUMMARY_COLUMNS = ["site", "fetched", "chapters", "stored", "unchanged", "skipped", "failed", "matched"]
+SUMMARY_COLUMNS = ["site", "fetched", "chapters", "stored", "unchanged", "not modified", "skipped", "failed",
+                   "matched"]
 
 rules_errors = click_errors(RulesError, JobBusy)  # rule mistakes become one line naming the key and the fix
 

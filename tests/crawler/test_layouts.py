@@ -1,0 +1,100 @@
+"""Real site structures (tests/crawler/layout_sites.py), crawled for real: every chapter is
+stored with its text and matched to its original, every request is accounted for, and a
+second crawl of an unchanged site costs 304s, not bodies."""
+from __future__ import annotations
+
+import pytest
+
+import fptrack_samples
+from crawler.sample_site import chapters_from_folder
+from tracker.context import Context
+
+from .layout_sites import INLINE_MARK, LAYOUTS, MARKS, LayoutSite, lines_of
+from .test_crawl_site import crawl, registered  # noqa: F401 - the fixture and the command
+
+pytestmark = pytest.mark.slow
+CHAPTERS = chapters_from_folder(fptrack_samples.ORIGINALS)
+ENDINGS = ("第一章", "第二章", "第三章")
+OUTCOMES = ("catalogues", "stored", "unchanged", "not modified", "parts joined", "skipped", "failed")
+
+
+def run_of(ctx, site_name):
+    (run, *_) = ctx.store.crawl_runs(site=site_name, limit=1)
+    return run
+
+
+def assert_accounted(run):
+    """Every request the crawl made ends as exactly one outcome."""
+    c = run.counts
+    assert sum(run.skipped.values()) == c.get("skipped", 0) and sum(run.failed.values()) == c.get("failed", 0)
+    assert c.get("fetched", 0) + c.get("no response", 0) == sum(c.get(k, 0) for k in OUTCOMES), c
+
+
+def assert_has_text(stored: str, text: str) -> None:
+    for k, line in enumerate(lines_of(text)):
+        if k == 2:  # where the site put its watermark inside the paragraph: the sentence holding it goes
+            assert line[:12] in stored and INLINE_MARK not in stored, line
+        else:
+            assert line in stored, line
+    assert not any(mark in stored for mark in MARKS)
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_every_chapter_of_a_layout_is_stored_with_its_text_and_matched(registered, layout):  # noqa: F811
+    with LayoutSite(layout, CHAPTERS) as site:
+        result = crawl(registered, site.url + "/")
+        base = site.url
+    assert result["outcome"] == "finished"
+    ctx = Context(registered)
+    stored = {p.key.removeprefix(base): p for p in ctx.store.pages()}
+    want = site.paths("chapter", "lone part")
+    assert set(stored) == want
+    for path in want:
+        parts = stored[path].meta.get("part_urls", "").split() or [base + path]
+        for part in parts:  # each part's text, watermarked on its own page
+            assert_has_text(stored[path].text, site.pages[part.removeprefix(base)].text)
+    found = {}
+    for m in ctx.store.matches():
+        found.setdefault(m.page.removeprefix(base), set()).add(m.chapter)
+    for path in want:
+        assert any(c.endswith(ENDINGS[site.pages[path].copies]) for c in found.get(path, ())), (path, found.get(path))
+    run = run_of(ctx, result["site"])
+    assert_accounted(run)
+    assert run.counts.get("failed", 0) == 0
+    if layout == "sitemap":
+        assert run.counts["sitemaps"] == 2 and run.counts["sitemap URLs"] == len(CHAPTERS) + 1
+    if layout == "split":
+        joined = stored["/b/9/2.html"]
+        assert joined.meta["parts"] == 3 and run.counts["parts joined"] == 2
+        # part 2 of chapter 2, fetched through the catalogue's link too, is inside the joined page only
+        assert run.skipped["later part of a split chapter (joined to its first part)"] == 1
+        assert stored["/b/9/3_2.html"].meta["parts"] == 1  # part 2 of 3, stored on its own
+    ctx.close()
+
+
+def test_a_second_crawl_of_an_unchanged_site_with_etags_downloads_no_chapter_again(registered):  # noqa: F811
+    with LayoutSite("qidian", CHAPTERS) as site:
+        first = crawl(registered, site.url + "/")
+        before = len(site.hits)
+        again = crawl(registered, site.url + "/")
+        hits = site.hits[before:]
+    chapters = site.paths("chapter")
+    assert first["stored"] == len(chapters)
+    on_chapters = [h for h in hits if h.path in chapters]
+    assert len(on_chapters) == len(chapters)
+    assert all(h.conditional and h.status == 304 and h.sent == 0 for h in on_chapters), on_chapters
+    assert again["stored"] == 0 and again["unchanged"] == 0 and again["not modified"] == len(chapters)
+    ctx = Context(registered)
+    run = run_of(ctx, again["site"])
+    assert run.counts["not modified"] == len(chapters) and "processed" not in run.counts
+    assert_accounted(run)
+    ctx.close()
+
+
+def test_without_validators_the_content_hash_still_saves_the_work(registered):  # noqa: F811
+    with LayoutSite("biquge", CHAPTERS, validators=False) as site:
+        crawl(registered, site.url + "/")
+        before = len(site.hits)
+        again = crawl(registered, site.url + "/")
+        assert not any(h.conditional for h in site.hits[before:])
+    assert again["stored"] == 0 and again["unchanged"] == len(site.paths("chapter"))
