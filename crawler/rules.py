@@ -18,6 +18,7 @@ A rules file is TOML or JSON: one `[[site]]` table per site (or a single table).
     encoding = "gbk"
     delay = 1.0                     # seconds between requests to this site
     concurrency = 2                 # requests at once to this site
+    render = true                   # render pages without chapter text in the browser whenever they hold scripts
 """
 from __future__ import annotations
 
@@ -60,6 +61,9 @@ class SiteRules:
     max_pages: int | None = None  # stop following the site's links after fetching this many of its pages
     depth: int | None = None  # link depth for this site, at most the crawl's (--depth, 6 by default)
     recrawl: bool = True  # crawled again by the daily run
+    # Render every page that holds scripts and no chapter text in the browser (crawler.render),
+    # not only those whose scripts look like they write it.
+    render: bool = False
     _follow: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
     _deny: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
     _chapters: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
@@ -214,7 +218,7 @@ def _value(key: str, value: Any, where: str) -> Any:
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "depth" else 1):
             raise RulesError(f"{where}: {key} must be a whole number, {0 if key == 'depth' else 1} or more")
         return value
-    if key in ("obey_robots", "recrawl"):
+    if key in ("obey_robots", "recrawl", "render"):
         if not isinstance(value, bool):
             raise RulesError(f"{where}: {key} must be true or false")
         return value

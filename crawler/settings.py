@@ -40,7 +40,24 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.truncated.TruncatedMiddleware": 595,  # before decompression (590): is the stream whole?
     "crawler.middlewares.encoding.EncodingMiddleware": 560,  # after decompression (590), before the spider sees text
     "crawler.middlewares.conditional.ConditionalMiddleware": 580,  # If-None-Match for pages already stored
+    "crawler.middlewares.render.RenderMiddleware": 550,  # on decoded text: does a script write the chapter?
 }
+
+# Pages whose chapter a script writes are rendered in the system's chromium (crawler.render):
+# scrapy-playwright's handler, started only when a page needs it; other requests take
+# Scrapy's HTTP/1.1 handler, which it extends. It needs the asyncio reactor, Scrapy's default
+# since 2.13 (and what the scrapy-redis frontier runs on as well), named here so that it stays.
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+DOWNLOAD_HANDLERS = {
+    "http": "crawler.render.RenderHandler",
+    "https": "crawler.render.RenderHandler",
+}
+PLAYWRIGHT_BROWSER_TYPE = "chromium"
+PLAYWRIGHT_MAX_CONTEXTS = 1  # one context (crawler.render.CONTEXT), one browser process
+PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 3  # pages rendered at once
+PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 20_000  # ms (crawler.render.NAVIGATION_TIMEOUT_MS)
+PLAYWRIGHT_ABORT_REQUEST = "crawler.render.abort_request"  # no images, media or fonts
+PLAYWRIGHT_LAUNCH_OPTIONS = {"headless": True}  # the executable is found when the browser starts (FPT_CHROMIUM or PATH)
 EXTENSIONS = {
     "crawler.extensions.sitestats.SiteStats": 500,
 }
