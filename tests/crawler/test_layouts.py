@@ -98,3 +98,22 @@ def test_without_validators_the_content_hash_still_saves_the_work(registered):  
         again = crawl(registered, site.url + "/")
         assert not any(h.conditional for h in site.hits[before:])
     assert again["stored"] == 0 and again["unchanged"] == len(site.paths("chapter"))
+
+
+def test_every_request_on_the_sample_site_ends_as_one_outcome(registered):  # noqa: F811
+    """The sample site's traps: robots.txt, a 404, a redirect to a page already fetched, a slow page,
+    a huge one, binaries, a calendar, session ids and a split chapter; none is lost without a reason."""
+    from crawler.sample_site import SampleSite
+
+    with SampleSite(CHAPTERS, slow_delay=3.0, huge_bytes=2_000_000) as site:
+        result = crawl(registered, site.url + "/")
+    ctx = Context(registered)
+    run = run_of(ctx, result["site"])
+    assert_accounted(run)
+    c = run.counts
+    assert c["no response"] == sum(run.skipped.get(r, 0) for r in ("robots.txt forbids it",
+                                                                     "larger than 1000000 bytes")) + \
+        run.failed["timed out after 1 s"]
+    # /html/1/1.html redirects to /book/1/1.html: dropped as a duplicate when that came first, and counted
+    assert run.skipped.get("redirected to a page already fetched", 0) <= 1
+    ctx.close()
