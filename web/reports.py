@@ -30,7 +30,7 @@ MATCH_COLUMNS = ["page", "chapter", "chapter_title", "work", "site", "verdict", 
                  "page_share", "passages", "status", "first_seen", "last_seen"]
 PAGE_COLUMNS = ["key", "url", "site", "status", "reason", "attempts", "fetched_at", "updated_at"]
 RUN_COLUMNS = ["id", "site", "job", "started_at", "finished_at", "outcome", "fetched", "stored", "unchanged",
-               "skipped", "failed", "matched", "skipped_reasons", "failed_reasons"]
+               "not_modified", "skipped", "failed", "matched", "skipped_reasons", "failed_reasons"]
 
 
 def _later(a: datetime | None, b: datetime | None) -> datetime | None:
@@ -68,6 +68,7 @@ def run_row(r: CrawlRun) -> dict[str, Any]:
            "outcome": r.outcome, "skipped_reasons": dict(r.skipped), "failed_reasons": dict(r.failed)}
     for k in ("fetched", "stored", "unchanged", "skipped", "failed", "matched"):
         row[k] = r.counts.get(k, 0)
+    row["not_modified"] = r.counts.get("not modified", 0)  # 304s: pages the server said are unchanged
     return row
 
 
@@ -265,8 +266,8 @@ class Reports:
     @staticmethod
     def _crawl_totals(runs: list[dict[str, Any]]) -> dict[str, Any]:
         """The listed crawls added up: page counts, and pages per skip and failure reason."""
-        counts = {k: sum(r[k] for r in runs) for k in ("fetched", "stored", "unchanged", "skipped", "failed",
-                                                        "matched")}
+        counts = {k: sum(r[k] for r in runs) for k in ("fetched", "stored", "unchanged", "not_modified", "skipped",
+                                                        "failed", "matched")}
         skipped: dict[str, int] = {}
         failed: dict[str, int] = {}
         outcomes: dict[str, int] = {}

@@ -54,6 +54,7 @@ def test_sites_and_site_report(admin):
     assert rep["pages"] == {"queued": 0, "done": 2, "failed": 1}
     assert rep["crawl_totals"]["skipped"] == {"not a chapter": 5}
     assert rep["crawl_totals"]["counts"]["fetched"] == 10
+    assert rep["crawl_totals"]["counts"]["not_modified"] == 0  # 304s of conditional re-crawls, none here
     assert [p["key"] for p in rep["failures"]] == ["https://biquge.example/broken.html"]
     assert rep["works"][0]["copied"] == 2 and rep["works"][0]["chapters"] == 3
     assert rep["paging"] == {"page": 1, "per_page": 50, "total": 1, "pages": 1}
