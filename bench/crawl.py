@@ -17,6 +17,12 @@ Rows, each a whole crawl of the same site in a fresh process (one run each, in t
   no trap handling, so it would follow the session-id and calendar links for ever; it is
   stopped after as many pages as the fptrack crawl fetched (CLOSESPIDER_PAGECOUNT).
 
+- rendered: a site of the same chapters whose text a script writes (tests/crawler/render_site.py:
+  half from an escaped JS string, half fetched as JSON after load), every page rendered in the
+  system's chromium through scrapy-playwright, with the peak memory (PSS) of the processes the
+  crawl started (chromium's and Playwright's driver); next to it the same chapters served as
+  static pages, which start no browser.
+
 pages/s counts responses (chapter pages, catalogue, special pages). The table goes to
 stdout and to bench/out/crawl-<date>.md.
 """
@@ -85,11 +91,83 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
     return seconds, r.stdout
 
 
+def _children(pid: int) -> list[int]:
+    """Every descendant of process `pid`, from /proc."""
+    parent: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+            except OSError:
+                continue
+            parent[int(d.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        found += kids
+        todo += kids
+    return found
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def timed_with_memory(cmd: list[str], env: dict[str, str]) -> tuple[float, str, float]:
+    """(seconds, stdout, peak MiB of the command's child processes: the browser and its driver)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    peak = 0
+    import threading
+
+    out: dict[str, str] = {}
+    reader = threading.Thread(target=lambda: out.update(zip(("stdout", "stderr"), proc.communicate())))
+    reader.start()
+    while proc.poll() is None:
+        peak = max(peak, sum(_pss_kib(c) for c in _children(proc.pid)))
+        time.sleep(0.2)
+    reader.join()
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise BenchError(f"{' '.join(cmd[:4])} failed: {out.get('stderr', '').strip()[-800:]}")
+    return seconds, out.get("stdout", ""), peak / 1024
+
+
+def render_rows(chs: list[tuple[str, str]], concurrency: int, base_env: dict[str, str], tmp: str) -> list[tuple]:
+    """A crawl of pages rendered in chromium, and of the same chapters as static pages."""
+    from crawler.render import chromium_path
+    from tests.crawler.render_site import RenderSite
+
+    if chromium_path() is None:
+        print("rendered rows skipped: chromium is not installed (scripts/system-deps bench)", file=sys.stderr)
+        return []
+    rows = []
+    for kinds, name in ((("script", "ajax"), "rendered in chromium (scripted and AJAX chapter pages)"),
+                        (("static",), "the same chapters as static pages (no browser)")):
+        with RenderSite(chs, kinds=kinds) as site:
+            cmd = [sys.executable, "-m", "crawler", site.url + "/", "--delay", "0", "--concurrency", str(concurrency),
+                   "--depth", "2", "--timeout", "20", "--retries", "0", "--format", "jsonl", "-q", "--no-process"]
+            env = {**base_env, "FPT_HOME": f"{tmp}/render-{kinds[0]}"}
+            seconds, out, peak = timed_with_memory(cmd, env)
+            r = json.loads(out)
+            rows.append((f"{name}; peak memory of the browser processes {peak:.0f} MiB", r["fetched"], r["chapters"],
+                         seconds))
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--chapters", type=int, default=400)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--corpus")
+    ap.add_argument("--rendered", type=int, default=40, help="chapters of the rendered site (0: no rendered rows)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     from crawler.sample_site import SampleSite
@@ -118,6 +196,8 @@ def main() -> int:
 
         seconds, out = timed([sys.executable, "-c", PEER, url, str(args.concurrency), str(r["fetched"])], base_env)
         rows.append(("peer: bare Scrapy spider (fetch, decode, follow links)", int(out.strip() or 0), None, seconds))
+        if args.rendered:
+            rows += render_rows(chs[: args.rendered], args.concurrency, base_env, tmp)
 
     lines = [f"Sample site of {len(chs)} real chapters on 127.0.0.1, concurrency {args.concurrency}, "
              f"depth 3; {time.strftime('%Y-%m-%d')}", "",

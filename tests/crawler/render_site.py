@@ -100,8 +100,12 @@ def _html_lines(text: str) -> str:
     return "<br>".join(html.escape(line.strip()) for line in text.splitlines() if line.strip())
 
 
-def build_pages(chapters: Sequence[tuple[str, str]]) -> dict[str, tuple[str, bytes, int | None, str]]:
-    """path -> (content type, body, index of the chapter copied or None, kind)."""
+KINDS = ("static", "script", "ajax", "hidden")
+
+
+def build_pages(chapters: Sequence[tuple[str, str]], kinds: Sequence[str] = KINDS,
+                ) -> dict[str, tuple[str, bytes, int | None, str]]:
+    """path -> (content type, body, index of the chapter copied or None, kind); the catalogue links the `kinds` given."""
     pages: dict[str, tuple[str, bytes, int | None, str]] = {}
     html_type = "text/html; charset=utf-8"
     links = []
@@ -126,8 +130,9 @@ def build_pages(chapters: Sequence[tuple[str, str]]) -> dict[str, tuple[str, byt
                                     k, "ajax")
         for way in HIDING:
             pages[f"/hidden/{way}/{n}.html"] = (html_type, hidden_page(title, text, way, seed=n).encode(), k, "hidden")
-        links += [(f"/{kind}/{n}.html", f"{title}（{kind}）") for kind in ("static", "script", "ajax")]
-        links += [(f"/hidden/{way}/{n}.html", f"{title}（{way}）") for way in HIDING]
+        links += [(f"/{kind}/{n}.html", f"{title}（{kind}）") for kind in ("static", "script", "ajax") if kind in kinds]
+        if "hidden" in kinds:
+            links += [(f"/hidden/{way}/{n}.html", f"{title}（{way}）") for way in HIDING]
     pages["/site.css"] = ("text/css", b".r7{display:none}\nbody{font-size:16px}\n", None, "css")
     items = "\n".join(f'<li><a href="{p}">{html.escape(t)}</a></li>' for p, t in links)
     pages["/"] = (html_type, _page("山城旧事 章节目录", f'<ul class="chapters">{items}</ul>').encode(), None, "catalogue")
@@ -138,9 +143,9 @@ def build_pages(chapters: Sequence[tuple[str, str]]) -> dict[str, tuple[str, byt
 class RenderSite:
     """Serve `build_pages(chapters)` on 127.0.0.1 from a daemon thread; use as a context manager."""
 
-    def __init__(self, chapters: Sequence[tuple[str, str]]):
+    def __init__(self, chapters: Sequence[tuple[str, str]], kinds: Sequence[str] = KINDS):
         self.chapters = list(chapters)
-        self.pages = build_pages(self.chapters)
+        self.pages = build_pages(self.chapters, kinds)
         self.copies = {p: v[2] for p, v in self.pages.items() if v[2] is not None}
         self.kinds = {p: v[3] for p, v in self.pages.items()}
         self._hits: Counter[str] = Counter()
