@@ -223,6 +223,7 @@ class NovelSpider(scrapy.Spider):
             "site": site.name, "title": ex.title, "text": ex.text, "next": nxt if site.allows(nxt) else "",
             "depth": int(response.meta.get("depth", 0)), "extractor": ex.extractor,
             "encoding": response.encoding if isinstance(response, TextResponse) else "",
+            "etag": _header(response, b"ETag"), "last_modified": _header(response, b"Last-Modified"),
         }
         yield from ()
 
@@ -378,19 +379,22 @@ class NovelSpider(scrapy.Spider):
         # A held part that is the next part of another held one waits: the other's chain may join it.
         nexts = {h["next"] for h in lone.values()}
         heads = [u for u in lone if u not in nexts] or list(lone)
-        # Items come only out of callbacks: a data: request (no network) brings the crawl back here.
-        request = Request("data:,", callback=self.parse_lone, errback=self.failed, dont_filter=True, priority=30,
-                          meta={FLUSH: heads, SITE: lone[heads[0]]["site"]})
+        # Items come only out of callbacks: a data: request (no network) brings the crawl back here,
+        # carrying the parts it settles (taken out of the state, so that no idle schedules them twice).
+        batch = {u: lone.pop(u) for u in heads}
+        request = Request("data:,", callback=self.parse_lone, errback=self.lone_failed, dont_filter=True,
+                          priority=30, meta={FLUSH: batch, SITE: batch[heads[0]]["site"]})
         self.crawler.engine.crawl(request)
         return True
 
+    def lone_failed(self, failure) -> None:
+        for held in failure.request.meta[FLUSH].values():
+            count(self.crawler.stats, held["site"], "failed", "a lone part of a split chapter could not be stored")
+
     def parse_lone(self, response: Response, **_: Any) -> Iterator[Any]:
         """Store the lone later parts on their own (or start a chain from them when they have a next part)."""
-        lone, joined = self._parts_state()
-        for url in response.meta[FLUSH]:
-            held = lone.pop(url, None)
-            if held is None:
-                continue
+        _, joined = self._parts_state()
+        for url, held in response.meta[FLUSH].items():
             site = self.sites[held["site"]]
             if url in joined:
                 count(self.crawler.stats, site.name, "skipped", JOINED_TO_FIRST)
@@ -402,7 +406,8 @@ class NovelSpider(scrapy.Spider):
                                     depth_reset=True, **{PARTS: parts})
                 continue
             count(self.crawler.stats, site.name, "chapters")
-            yield self._item(site, parts, meta, encoding=held["encoding"], extractor=held["extractor"])
+            yield self._item(site, parts, meta, encoding=held["encoding"], extractor=held["extractor"],
+                             etag=held.get("etag", ""), last_modified=held.get("last_modified", ""))
 
     def _on_dropped(self, request: Request, **_: Any) -> None:
         """A redirect to a page already fetched is dropped by the duplicate filter: its response counts."""
