@@ -88,6 +88,8 @@ def hidden_parts(tree) -> tuple[list, list]:
     if not tree.xpath("boolean(//style or //*[@style] or //*[@hidden])"):
         return [], []  # most pages: nothing to read
     rules = _page_rules(tree)
+    if not any(state is True for r in rules for state, _ in r.decls.values()) and not _inline_hiding(tree):
+        return [], []  # rules that only show ("#content{font-size:18px}"): nothing to walk for
     index: dict = {}
     for n, rule in enumerate(rules):
         for j, part in enumerate(rule.parts):
@@ -378,6 +380,16 @@ def _inherit(found, parent: bool) -> bool:
     if found is None or found[1] is None:
         return parent
     return bool(found[1])
+
+
+def _inline_hiding(tree) -> bool:
+    """Whether some element hides itself: the hidden attribute, or a style attribute that hides."""
+    if tree.xpath("boolean(//*[@hidden])"):
+        return True
+    for style in tree.xpath("//@style"):
+        if _STYLE_WORDS.search(style) and any(state is True for state, _ in _inline(style).values()):
+            return True
+    return False
 
 
 _inline_cache: dict = {}
