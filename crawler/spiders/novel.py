@@ -248,6 +248,13 @@ class NovelSpider(scrapy.Spider):
                  parts: list[tuple[str, str, str]]) -> Iterator[Any]:
         parts = [*parts, (response.url, ex.title, ex.text)]
         nxt = normalize_url(ex.next_part) if ex.next_part else ""
+        lone, joined = self._parts_state()
+        while nxt in lone and nxt not in {u for u, _, _ in parts} and len(parts) < MAX_PARTS:
+            # Fetched already through its own link and held (see _later_part): joined as it is, not fetched again.
+            held = lone.pop(nxt)
+            joined.add(nxt)
+            parts.append((nxt, held["title"], held["text"]))
+            nxt = held["next"]
         if nxt and nxt not in {u for u, _, _ in parts} and len(parts) < MAX_PARTS and site.allows(nxt):
             # dont_filter: a part reached earlier through its own link must still be joined here.
             yield self._request(nxt, site, self.parse_part, dont_filter=True, priority=10, depth_reset=True,
@@ -349,6 +356,9 @@ class NovelSpider(scrapy.Spider):
         site = self._site(request.meta)
         if request.callback == self.parse_robots:
             return None  # the site did not answer at all: its start URLs will say so
+        if failure.check(HttpError) and failure.value.response.status in (404, 410):
+            count(self.crawler.stats, site.name, "sitemaps not found")  # most sites have none at /sitemap.xml
+            return None
         _, reason = classify(failure, self.crawler.settings)
         count(self.crawler.stats, site.name, "sitemaps unreadable", reason)
         return None

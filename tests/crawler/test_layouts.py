@@ -66,8 +66,9 @@ def test_every_chapter_of_a_layout_is_stored_with_its_text_and_matched(registere
     if layout == "split":
         joined = stored["/b/9/2.html"]
         assert joined.meta["parts"] == 3 and run.counts["parts joined"] == 2
-        # part 2 of chapter 2, fetched through the catalogue's link too, is inside the joined page only
-        assert run.skipped["later part of a split chapter (joined to its first part)"] == 1
+        # part 2 of chapter 2, also linked from the catalogue, is inside the joined page only: joined as
+        # fetched when it came first, else fetched again by the chain and its own fetch counted as joined
+        assert run.skipped.get("later part of a split chapter (joined to its first part)", 0) <= 1
         assert stored["/b/9/3_2.html"].meta["parts"] == 1  # part 2 of 3, stored on its own
     ctx.close()
 
