@@ -164,3 +164,82 @@ def test_a_static_crawl_starts_no_browser(registered, site, tmp_path):
     assert not started.exists()
     assert crawl_from("/script/2.html")["stored"] == 1  # the control: this one needs it
     assert started.exists()
+
+
+# ----------------------------------------------------------------------------- the middleware alone
+
+
+class _Stats:
+    def __init__(self):
+        self.values: dict = {}
+
+    def inc_value(self, key, n=1):
+        self.values[key] = self.values.get(key, 0) + n
+
+
+class _Crawler:
+    def __init__(self, **rules):
+        from types import SimpleNamespace
+
+        site = make_rules({"start_urls": ["http://127.0.0.1/"], **rules})
+        self.stats = _Stats()
+        self.spider = SimpleNamespace(sites={site.name: site})
+        self.site = site.name
+
+
+def _exchange(crawler, body: str, **meta):
+    from scrapy import Request
+    from scrapy.http import HtmlResponse
+
+    from crawler.middlewares.encoding import SITE
+
+    request = Request("http://127.0.0.1/book/1.html", meta={SITE: crawler.site, **meta}, priority=7)
+    response = HtmlResponse(request.url, body=body.encode(), encoding="utf-8", request=request)
+    return request, response
+
+
+ESCAPED = json.dumps("陈守义坐在茶馆靠窗的位置" * 30, ensure_ascii=True)
+PROSE = "<p>" + "陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的粗茶。" * 20 + "</p>"
+
+
+def test_the_middleware_re_requests_only_pages_without_text_whose_scripts_write_it(monkeypatch):
+    from scrapy import Request
+
+    from crawler.middlewares.render import RenderMiddleware
+
+    monkeypatch.setenv("FPT_CHROMIUM", sys.executable)  # any executable: nothing is launched here
+    crawler = _Crawler()
+    mw = RenderMiddleware(crawler)
+    for body in (PROSE, f"{PROSE}<script>x.innerHTML = {ESCAPED};</script>", "<p>short</p><script>var a=1;</script>"):
+        request, response = _exchange(crawler, body)
+        assert mw.process_response(request, response) is response
+    request, response = _exchange(crawler, f"<div id=c></div><script>c.innerHTML = {ESCAPED};</script>")
+    again = mw.process_response(request, response)
+    assert isinstance(again, Request) and again.meta["playwright"] and again.dont_filter
+    assert again.priority == 7 and again.callback == request.callback
+    # the rendered response is counted per site, and passes
+    rendered = _exchange(crawler, PROSE, **again.meta)[1]
+    assert mw.process_response(again, rendered) is rendered
+    assert crawler.stats.values[f"site/{crawler.site}/rendered"] == 1
+
+
+def test_a_render_rule_renders_pages_with_any_script_and_no_text(monkeypatch):
+    from scrapy import Request
+
+    from crawler.middlewares.render import RenderMiddleware
+
+    monkeypatch.setenv("FPT_CHROMIUM", sys.executable)
+    body = "<div id=c></div><script src='/app.js'></script>"
+    assert isinstance(RenderMiddleware(_Crawler(render=True)).process_response(*_exchange(_Crawler(), body)), Request)
+    crawler = _Crawler()
+    request, response = _exchange(crawler, body)
+    assert RenderMiddleware(crawler).process_response(request, response) is response
+
+
+def test_without_a_browser_the_page_fails_with_the_reason(monkeypatch):
+    from crawler.middlewares.render import NeedsBrowser, RenderMiddleware
+
+    monkeypatch.setenv("FPT_CHROMIUM", "/nonexistent/chromium")
+    crawler = _Crawler()
+    with pytest.raises(NeedsBrowser, match="needs a browser: install chromium"):
+        RenderMiddleware(crawler).process_response(*_exchange(crawler, f"<script>c.innerHTML = {ESCAPED};</script>"))
