@@ -305,33 +305,47 @@ def _walk(tree, rules: list[_Rule], index: dict) -> tuple[list, list]:
     gone: list = []
     muted: list = []
     root = tree.getroottree().getroot() if hasattr(tree, "getroottree") else tree
+    by_tag = {k[1]: v for k, v in index.items() if k[0] == "t"}
+    by_id = {k[1]: v for k, v in index.items() if k[0] == "#"}
+    by_class = {k[1]: v for k, v in index.items() if k[0] == "."}
+    anything = index.get(("*",), [])
+    no_classes: frozenset = frozenset()
     # A frame per open element: (A, D, visibility hidden, font-size zero, under body).
     # A: rule -> mask of the parts that match this element with the parts before them matched above;
     # D: the same, or-ed over this element and its ancestors (for the descendant combinator).
     stack: list = [({}, {}, False, False, False)]
     walk = etree.iterwalk(root, events=("start", "end"))
     for event, el in walk:
-        if not isinstance(el.tag, str):
+        tag = el.tag
+        if not isinstance(tag, str):
             continue
         if event == "end":
             stack.pop()
             continue
-        p_a, p_d, p_vis, p_zero, p_body = stack[-1]
-        tag = el.tag
+        frame = stack[-1]
+        p_a, p_d, p_vis, p_zero, p_body = frame
         if tag == "head":
-            stack.append(stack[-1])  # its "end" event still comes, and pops this
+            stack.append(frame)  # its "end" event still comes, and pops this
             walk.skip_subtree()
             continue
-        classes = set((el.get("class") or "").split())
-        keys = [("t", tag), ("*",)]
+        candidates = []
+        found = by_tag.get(tag)
+        if found:
+            candidates.append(found)
+        if anything:
+            candidates.append(anything)
         el_id = el.get("id")
-        if el_id is not None:
-            keys.append(("#", el_id))
-        keys += [(".", c) for c in classes]
+        if el_id is not None and (found := by_id.get(el_id)):
+            candidates.append(found)
+        names = el.get("class")
+        classes = set(names.split()) if names else no_classes
+        for c in classes:
+            if found := by_class.get(c):
+                candidates.append(found)
         a: dict = {}
         best: dict = {}  # property -> (key, state)
-        for key in keys:
-            for n, j in index.get(key, ()):
+        for group in candidates:
+            for n, j in group:
                 rule = rules[n]
                 if j and not (((p_a if rule.child[j] else p_d).get(n, 0) >> (j - 1)) & 1):
                     continue
@@ -354,12 +368,17 @@ def _walk(tree, rules: list[_Rule], index: dict) -> tuple[list, list]:
         else:
             d = p_d
         in_body = p_body or tag == "body"
+        if not best:
+            if in_body and (p_vis or p_zero) and tag not in _NEVER_HIDDEN:
+                muted.append(el)
+            stack.append((a, d, p_vis, p_zero, in_body))  # a fresh A: ">" looks at the parent alone
+            continue
         vis = _inherit(best.get("visibility"), p_vis)
         zero = _inherit(best.get("font-size"), p_zero)
         if in_body and tag not in _NEVER_HIDDEN:
             if best.get("display", (None, False))[1] is True:
                 gone.append(el)
-                stack.append(stack[-1])
+                stack.append(frame)
                 walk.skip_subtree()
                 continue
             if vis or zero:

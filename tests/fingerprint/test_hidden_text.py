@@ -136,3 +136,10 @@ def test_simtool_track_on_pages_with_hidden_junk_finds_the_whole_chapter(tmp_pat
         original = f"山城旧事-{title.split()[0]}"
         for way in HIDING:
             assert best.get((f"{way}-{n}", original), 0) >= 0.97, (way, n, {k: v for k, v in best.items() if k[0] == f"{way}-{n}"})
+
+
+def test_the_child_combinator_looks_at_the_parent_only():
+    html = page('<div class="a"><p>陈<span>守</span></p><span>垃</span></div>', ".a > span{display:none}")
+    assert shown(html) == "陈守"
+    html = page('<div class="a"><p>陈<u>守</u></p></div>', ".a > p > u{display:none} .a > u{display:none}")
+    assert shown(html) == "陈"
