@@ -24,6 +24,7 @@ them: a crawl of static sites starts neither.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 from typing import Any
@@ -43,6 +44,7 @@ CONTEXT = "render"  # one browser context for every rendered page: one cache, on
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run", "--mute-audio"]
 _SKIPPED_RESOURCES = frozenset(("image", "media", "font"))
+log = logging.getLogger(__name__)
 
 # Runs in the page, after it settled: what the browser's computed style hides is removed
 # from the DOM. display:none hides an element with all it holds; visibility and font-size
@@ -121,6 +123,7 @@ class RenderHandler(ScrapyPlaywrightDownloadHandler):
             if hasattr(self, receiver):
                 crawler.signals.disconnect(getattr(self, receiver), signal=signals.engine_started)
         self._started = False
+        self._broken: str | None = None  # why the browser did not start: said once, then at once for every page
         self._start_lock = asyncio.Lock()
 
     async def download_request(self, request, spider=None):  # Scrapy >= 2.14 passes the request alone
@@ -134,6 +137,8 @@ class RenderHandler(ScrapyPlaywrightDownloadHandler):
         async with self._start_lock:
             if self._started:
                 return
+            if self._broken is not None:
+                raise NeedsBrowser(self._broken)
             path = chromium_path()
             if path is None:
                 raise NeedsBrowser(NEEDS_BROWSER)
@@ -144,5 +149,8 @@ class RenderHandler(ScrapyPlaywrightDownloadHandler):
                 await self._launch()
                 await self._maybe_launch_browser()
             except Exception as e:  # a chromium that does not start is a missing browser to the crawl
-                raise NeedsBrowser(f"{NEEDS_BROWSER}; {type(e).__name__}: {str(e)[:200]}") from e
+                self._broken = NEEDS_BROWSER
+                log.warning("chromium (%s) does not start, pages that need it fail: %s: %s", path, type(e).__name__,
+                            str(e)[:300])
+                raise NeedsBrowser(NEEDS_BROWSER) from e
             self._started = True
