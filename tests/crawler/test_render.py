@@ -131,8 +131,9 @@ def test_a_crawl_renders_the_scripted_pages_only_and_stores_every_chapter_withou
 
 
 @pytest.mark.slow
-def test_without_chromium_scripted_pages_fail_with_the_reason_and_static_ones_are_stored(registered, site):
-    result = crawl(registered, site.url + "/", env={"FPT_CHROMIUM": "/nonexistent/chromium"})
+@pytest.mark.parametrize("chromium", ["/nonexistent/chromium", "/bin/false"], ids=["missing", "does not start"])
+def test_without_chromium_scripted_pages_fail_with_the_reason_and_static_ones_are_stored(registered, site, chromium):
+    result = crawl(registered, site.url + "/", env={"FPT_CHROMIUM": chromium})
     assert result["outcome"] == "finished"
     scripted = [p for p, k in site.kinds.items() if k in RENDERED_KINDS]
     static = [p for p, k in site.kinds.items() if k in ("static", "hidden")]
