@@ -21,3 +21,4 @@ class PageItem:
     fetched_at: datetime = field(default_factory=now)
     etag: str = ""  # the response's validators, for a page of one response (see crawler.middlewares.conditional)
     last_modified: str = ""
+    made_by: str = ""  # how the text was made (crawler.middlewares.conditional.made_by)

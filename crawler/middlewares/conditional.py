@@ -9,11 +9,18 @@ being processed again.
 
 Only requests the spider marks CONDITIONAL are made conditional: the later parts
 of a split chapter are not pages of the store, and the chain that joins them
-needs their bodies.
+needs their bodies. The mark is the page's `made_by` token: a hash of the
+site's extraction rules and of the extraction code. A page stored under another
+token (the site's selectors changed, the extractor was improved) is fetched in
+full once, so that a better extraction is not kept out by a 304.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+from functools import lru_cache
+from pathlib import Path
 
 from scrapy import signals
 
@@ -24,7 +31,8 @@ from ..tracking import tracker_settings
 
 log = logging.getLogger(__name__)
 
-#: Request meta key set by the spider: True when a 304 for this request may stand for the stored page.
+#: Request meta key set by the spider: the made_by token (see made_by) of a request whose 304 may
+#: stand for the stored page.
 CONDITIONAL = "fpt_conditional"
 #: Request meta key set here: the validators sent, (etag, last_modified).
 SENT = "fpt_validators_sent"
@@ -59,7 +67,7 @@ class ConditionalMiddleware:
         if store is None:
             return None
         try:
-            etag, modified = store.page_validators(request.url)
+            etag, modified = store.page_validators(request.url, made_by=str(request.meta[CONDITIONAL]))
         except StoreError as e:  # one failed look-up costs one full download, not the crawl
             log.debug("no validators for %s: %s", request.url, e)
             return None
@@ -78,3 +86,19 @@ class ConditionalMiddleware:
         if self.store is not None:
             self.store.close()
             self.store = None
+
+
+def made_by(rules: dict) -> str:
+    """A token for how a page's text is made: the site's extraction rules and the extraction code."""
+    text = json.dumps(rules, sort_keys=True, ensure_ascii=False) + _code()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def _code() -> str:
+    # The extraction code itself: a new version of it may find better text in the same bytes.
+    import fingerprint.html
+    from .. import extract
+
+    return "".join(hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest()
+                   for m in (extract, fingerprint.html))

@@ -49,6 +49,8 @@ class StorePipeline:
                 "extractor": item.extractor, "depth": item.depth}
         if len(item.parts) > 1:
             meta["part_urls"] = "\n".join(item.parts)
+        if item.made_by:
+            meta["made_by"] = item.made_by  # validators count only for a text made the same way
         page = Page(key=item.url, text=item.text, url=item.url, site=item.site, fetched_at=item.fetched_at, meta=meta,
                     etag=item.etag, last_modified=item.last_modified)
         try:

@@ -50,7 +50,7 @@ from twisted.internet.error import (
 from ..counts import count
 from ..extract import Extracted, extract, is_chapter_text
 from ..items import PageItem
-from ..middlewares.conditional import CONDITIONAL
+from ..middlewares.conditional import CONDITIONAL, made_by
 from ..middlewares.encoding import FORCE_ENCODING, SITE
 from ..middlewares.truncated import REASON as TRUNCATED
 from ..middlewares.truncated import TruncatedResponse
@@ -68,6 +68,8 @@ MAX_PARTS = 30
 JOINED_TO_FIRST = "later part of a split chapter (joined to its first part)"
 # Keys of spider.state, which Scrapy keeps in the job folder across a pause (SpiderState).
 LONE, JOINED = "lone_parts", "joined_parts"
+# The rules that decide a page's text: a change to one of them makes stored validators void.
+EXTRACTION_RULES = ("title", "content", "next_page", "chapter_links", "encoding", "chapter_urls")
 
 
 class NovelSpider(scrapy.Spider):
@@ -84,6 +86,8 @@ class NovelSpider(scrapy.Spider):
         if not known:
             raise ValueError("nothing to crawl: give start URLs (-a urls=https://...) or sites with start_urls")
         self.sites = {s.name: s for s in known}
+        self.made_by = {s.name: made_by({k: v for k, v in s.to_dict().items() if k in EXTRACTION_RULES})
+                        for s in known}
         # Scrapy's OffsiteMiddleware also checks redirects against these.
         self.allowed_domains = sorted({d for s in known for d in s.domains})
         self.idle_wait = float(idle_wait)
@@ -125,7 +129,7 @@ class NovelSpider(scrapy.Spider):
         if site.encoding:
             meta[FORCE_ENCODING] = site.encoding
         if callback is None:
-            meta[CONDITIONAL] = True  # a page that may be stored: a 304 stands for it
+            meta[CONDITIONAL] = self.made_by[site.name]  # a page that may be stored: a 304 stands for it
         return Request(url, callback=callback or self.parse, errback=errback or self.failed, meta=meta,
                        dont_filter=dont_filter, priority=priority)
 
@@ -265,7 +269,7 @@ class NovelSpider(scrapy.Spider):
         if len(parts) == 1:  # a joined chapter is several responses: no one response's validators stand for it
             validators = {"etag": _header(response, b"ETag"), "last_modified": _header(response, b"Last-Modified")}
         yield self._item(site, parts, response.meta, encoding=response.encoding if isinstance(
-            response, TextResponse) else "", extractor=ex.extractor, **validators)
+            response, TextResponse) else "", extractor=ex.extractor, made_by=self.made_by[site.name], **validators)
 
     def _item(self, site: SiteRules, parts: list[tuple[str, str, str]], meta: dict[str, Any], **kw: Any) -> PageItem:
         url, title, _ = parts[0]
@@ -417,7 +421,8 @@ class NovelSpider(scrapy.Spider):
                 continue
             count(self.crawler.stats, site.name, "chapters")
             yield self._item(site, parts, meta, encoding=held["encoding"], extractor=held["extractor"],
-                             etag=held.get("etag", ""), last_modified=held.get("last_modified", ""))
+                             etag=held.get("etag", ""), last_modified=held.get("last_modified", ""),
+                             made_by=self.made_by[site.name])
 
     def _on_dropped(self, request: Request, **_: Any) -> None:
         """A redirect to a page already fetched is dropped by the duplicate filter: its response counts."""

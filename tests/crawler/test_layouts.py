@@ -118,3 +118,19 @@ def test_every_request_on_the_sample_site_ends_as_one_outcome(registered):  # no
     # /html/1/1.html redirects to /book/1/1.html: dropped as a duplicate when that came first, and counted
     assert run.skipped.get("redirected to a page already fetched", 0) <= 1
     ctx.close()
+
+
+def test_new_extraction_rules_fetch_the_pages_in_full_once(registered, tmp_path):  # noqa: F811
+    with LayoutSite("qidian", CHAPTERS) as site:
+        crawl(registered, site.url + "/")
+        rules = tmp_path / "sites.toml"
+        rules.write_text(f'[[site]]\nname = "qd"\nstart_urls = ["{site.url}/"]\ncontent = ".read-content"\n',
+                         encoding="utf-8")
+        before = len(site.hits)
+        changed = crawl(registered, f"--rules={rules}")
+        middle = len(site.hits)
+        again = crawl(registered, f"--rules={rules}")
+        chapters = site.paths("chapter")
+        assert not any(h.conditional for h in site.hits[before:middle] if h.path in chapters)
+        assert all(h.status == 304 for h in site.hits[middle:] if h.path in chapters)
+    assert changed["not modified"] == 0 and again["not modified"] == len(chapters)

@@ -60,21 +60,23 @@ class _Store:
     def __init__(self, pages):
         self.pages = {p.key: p for p in pages}
 
-    def page_validators(self, key):
+    def page_validators(self, key, made_by=None):
         p = self.pages.get(key)
-        return (p.etag, p.last_modified) if p else ("", "")
+        return (p.etag, p.last_modified) if p and p.meta.get("made_by") == made_by else ("", "")
 
 
 def test_stored_pages_are_asked_for_conditionally_and_only_pages():
     mw = ConditionalMiddleware(get_crawler())
-    mw.store = _Store([Page(key="http://x.test/1.html", text="t", etag='"v1"', last_modified="Mon, 02 Nov 2026"),
-                       Page(key="http://x.test/2.html", text="t")])
-    asked = Request("http://x.test/1.html", meta={CONDITIONAL: True})
+    mw.store = _Store([Page(key="http://x.test/1.html", text="t", etag='"v1"', last_modified="Mon, 02 Nov 2026",
+                            meta={"made_by": "r1"}),
+                       Page(key="http://x.test/2.html", text="t", meta={"made_by": "r1"})])
+    asked = Request("http://x.test/1.html", meta={CONDITIONAL: "r1"})
     mw.process_request(asked)
     assert asked.headers[b"If-None-Match"] == b'"v1"' and asked.headers[b"If-Modified-Since"] == b"Mon, 02 Nov 2026"
     assert 304 in asked.meta["handle_httpstatus_list"]
-    for req in (Request("http://x.test/2.html", meta={CONDITIONAL: True}),  # stored without validators
-                Request("http://x.test/3.html", meta={CONDITIONAL: True}),  # not stored
+    for req in (Request("http://x.test/2.html", meta={CONDITIONAL: "r1"}),  # stored without validators
+                Request("http://x.test/3.html", meta={CONDITIONAL: "r1"}),  # not stored
+                Request("http://x.test/1.html", meta={CONDITIONAL: "r2"}),  # stored with other rules
                 Request("http://x.test/1.html")):  # a later part of a chain: its body is needed
         mw.process_request(req)
         assert b"If-None-Match" not in req.headers and "handle_httpstatus_list" not in req.meta

@@ -245,9 +245,13 @@ class StoreContract:
         p, changed = store.upsert_page(page("k", etag='W/"abc-1"', last_modified=lm))
         assert changed is False and (p.etag, p.last_modified) == ('W/"abc-1"', lm)
         assert store.page_validators("k") == ('W/"abc-1"', lm) and store.get_page("k") == p
-        p, changed = store.upsert_page(page("k", text="新的内容", etag='"2"'))
+        p, changed = store.upsert_page(page("k", text="新的内容", etag='"2"', meta={"made_by": "rules-1"}))
         assert changed is True and store.page_validators("k") == ('"2"', "")
         assert [x.etag for x in store.find_pages()] == ['"2"']
+        # made another way (other extraction rules): no validators, the page is fetched in full again
+        assert store.page_validators("k", made_by="rules-1") == ('"2"', "")
+        assert store.page_validators("k", made_by="rules-2") == ("", "")
+        assert store.page_validators("nowhere", made_by="rules-1") == ("", "")
 
     def test_changed_page_goes_back_to_queued_and_clears_reason(self, store):
         store.upsert_page(page(updated_at=T0))

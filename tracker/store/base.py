@@ -224,11 +224,14 @@ class Store(ABC):
     def pages(self, *, status: str | None = None, site: str | None = None, limit: int | None = None) -> Iterator[Page]:
         """Pages, oldest update first."""
 
-    def page_validators(self, key: str) -> tuple[str, str]:
-        """(etag, last_modified) of a stored page, ("", "") when it has none or is not stored."""
+    def page_validators(self, key: str, made_by: str | None = None) -> tuple[str, str]:
+        """(etag, last_modified) of a stored page; ("", "") when it has none, is not stored, or, with
+        `made_by`, its meta["made_by"] differs (its text was made another way: it must be fetched again)."""
         try:
             page = self.get_page(key)
         except NotFound:
+            return "", ""
+        if made_by is not None and page.meta.get("made_by") != made_by:
             return "", ""
         return page.etag, page.last_modified
 

@@ -443,9 +443,12 @@ class MongoStore(Store):
         return _page(d)
 
     @_guarded
-    def page_validators(self, key: str) -> tuple[str, str]:
-        d = self._pages.find_one({"key": key}, {"_id": False, "etag": True, "last_modified": True})
-        return (d.get("etag") or "", d.get("last_modified") or "") if d else ("", "")
+    def page_validators(self, key: str, made_by: str | None = None) -> tuple[str, str]:
+        d = self._pages.find_one({"key": key}, {"_id": False, "etag": True, "last_modified": True,
+                                                "meta.made_by": True})
+        if not d or (made_by is not None and (d.get("meta") or {}).get("made_by") != made_by):
+            return "", ""
+        return d.get("etag") or "", d.get("last_modified") or ""
 
     def pages(self, *, status: str | None = None, site: str | None = None,
               limit: int | None = None) -> Iterator[Page]:

@@ -547,9 +547,11 @@ class SQLiteStore(Store):
         return _page(self._one("SELECT * FROM pages WHERE key = ?", (key,), f"no page {key!r}"))
 
     @_guarded
-    def page_validators(self, key: str) -> tuple[str, str]:
-        rows = self._read("SELECT etag, last_modified FROM pages WHERE key = ?", (key,))
-        return (rows[0]["etag"], rows[0]["last_modified"]) if rows else ("", "")
+    def page_validators(self, key: str, made_by: str | None = None) -> tuple[str, str]:
+        rows = self._read("SELECT etag, last_modified, meta FROM pages WHERE key = ?", (key,))
+        if not rows or (made_by is not None and loads(rows[0]["meta"]).get("made_by") != made_by):
+            return "", ""
+        return rows[0]["etag"], rows[0]["last_modified"]
 
     def pages(self, *, status: str | None = None, site: str | None = None,
               limit: int | None = None) -> Iterator[Page]:
