@@ -40,7 +40,7 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.truncated.TruncatedMiddleware": 595,  # before decompression (590): is the stream whole?
     "crawler.middlewares.encoding.EncodingMiddleware": 560,  # after decompression (590), before the spider sees text
     "crawler.middlewares.conditional.ConditionalMiddleware": 580,  # If-None-Match for pages already stored
-    "crawler.middlewares.render.RenderMiddleware": 550,  # on decoded text: does a script write the chapter?
+    "crawler.middlewares.render.RenderMiddleware": 555,  # on decoded text, before Retry (550): does a script write the chapter?
 }
 
 # Pages whose chapter a script writes are rendered in the system's chromium (crawler.render):
