@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fingerprint.html import html_to_text, looks_like_html
+from fingerprint.html import html_to_text, looks_like_html, parse_html, remove_furniture, strip_tags
 
 LINES = [
     "诗曰：混沌未分天地乱，茫茫渺渺无人见。",
@@ -122,3 +122,36 @@ def test_text_after_a_comment_is_kept():
 def test_control_characters_do_not_break_extraction():
     text, _ = html_to_text("<html><body><div id='content'>山城\x08的雨\x00下了一夜</div></body></html>")
     assert text == "山城的雨下了一夜"
+
+
+def test_dropped_furniture_keeps_the_text_after_it_in_order():
+    html = "<html><body><div>" + "".join(f"第{i}段<div class=ad>广告</div>" for i in range(5)) + "完</div></body></html>"
+    text, _ = html_to_text(html)
+    assert "广告" not in text and "第0段第1段第2段第3段第4段完" in text.replace("\n", "")
+
+
+def test_comments_and_scripts_between_text_keep_it_in_order():
+    root = remove_furniture(parse_html("<div>一<!--a-->二<script>x</script>三<?pi?>四<!--b--></div>"))
+    assert root.text_content() == "一二三四"
+
+
+def test_a_block_that_is_mostly_links_is_dropped_whatever_nests_inside():
+    html = ("<html><body><div id=content>" + "正文很长的一段话。" * 5 + "</div>"
+            "<div><span><a href='/1'>上一章</a></span> <a href='/2'>目录</a> <a href='/3'>下一章</a></div></body></html>")
+    text, _ = html_to_text(html)
+    assert "正文很长的一段话" in text and "目录" not in text
+
+
+@pytest.mark.parametrize(
+    "markup, expected",
+    [
+        ("a<script>x</script>b", "a b"),
+        ("a<script>x<script>y</SCRIPT >b", "a b"),  # the first closing tag ends it, in any case
+        ("a<style>x</style>b<script>never closed", "a b never closed"),
+        ("a<br>b<p class=x>c</p>d", "a\nb\nc\nd"),
+        ("a < b and c > d", "a d"),  # a stray "<" still opens a tag when a ">" follows
+        ("<<<< 书名", "<<<< 书名"),  # no ">" after them: the text stays
+    ],
+)
+def test_strip_tags(markup, expected):
+    assert strip_tags(markup) == expected

@@ -2,7 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fingerprint.normalize import CJK, WORD_TAG, normalize
+from fingerprint.normalize import CJK, LONG_WORD, WORD_TAG, normalize
 
 TEXT = "他们说：“明天再来。”"
 
@@ -79,3 +79,28 @@ def test_cjk_text_keeps_one_unit_per_character(text):
     n = normalize(text, remove_ads=False)
     assert len(n) == len(text)
     assert np.all(n.kinds == CJK)
+
+
+def test_a_blob_too_long_to_be_a_word_is_dropped_and_counted():
+    story = "他说明天再来。"
+    blob = "QUJD" * 100  # 400 letters and digits of base64, no break
+    n = normalize(story + blob + story + "7" * 300 + "好")
+    assert n.long_tokens == 2
+    assert n.canonical == "他说明天再来他说明天再来好"
+    spans = [(a, b) for a, b, why in n.removed if why == "long word"]
+    assert spans == [(7, 407), (414, 714)]
+    # offsets of what remains still point at the raw text
+    assert n.raw[n.tok_start[-1] : n.tok_end[-1]] == "好"
+    assert all(n.raw[p] in story + "好" for p in n.unit_pos.tolist())
+
+
+def test_words_up_to_the_limit_stay_words():
+    word = "a" * LONG_WORD
+    n = normalize(f"他说{word}了")
+    assert n.long_tokens == 0 and n.token_strings() == ["他", "说", word, "了"]
+
+
+def test_a_url_in_a_long_run_of_letters_is_still_found():
+    n = normalize("正文很长的一段话" + "x" * 5000 + " www.biquge.com 后面还有正文")
+    assert "biquge" not in n.canonical and "后面还有正文" in n.canonical
+    assert n.long_tokens == 1
