@@ -69,7 +69,7 @@ JOINED_TO_FIRST = "later part of a split chapter (joined to its first part)"
 # Keys of spider.state, which Scrapy keeps in the job folder across a pause (SpiderState).
 LONE, JOINED = "lone_parts", "joined_parts"
 # The rules that decide a page's text: a change to one of them makes stored validators void.
-EXTRACTION_RULES = ("title", "content", "next_page", "chapter_links", "encoding", "chapter_urls")
+EXTRACTION_RULES = ("title", "content", "next_page", "chapter_links", "encoding", "chapter_urls", "render")
 
 
 class NovelSpider(scrapy.Spider):
