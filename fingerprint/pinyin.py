@@ -140,18 +140,22 @@ def to_sounds(nt: NormalizedText) -> Sounds:
         return Sounds(units=units, start=start, end=end, initials=initials)
 
     # Word tokens: pinyin words expand into syllables; other words keep their hash and first letter.
-    expand = nt.cjk_share >= PINYIN_WORDS_MIN_CJK_SHARE
+    # Every word's first letter at once (a word is all letters a-z or all digits), so only
+    # the words that may be pinyin cost a step each.
+    words = np.flatnonzero(~is_char)
+    first = nt.units[np.searchsorted(nt.unit_pos, start[words])]
+    letters = (first >= ord("a")) & (first <= ord("z"))
+    initials[words] = np.where(letters, first - (ord("a") - 1), 0)
+    if nt.cjk_share < PINYIN_WORDS_MIN_CJK_SHARE:
+        return Sounds(units=units, start=start, end=end, initials=initials)
     out_u: list[np.ndarray] = []
     out_s: list[np.ndarray] = []
     out_e: list[np.ndarray] = []
     out_i: list[np.ndarray] = []
     last = 0
-    for ti in sorted(nt.words):
-        word = nt.words[ti]
-        pieces = segment_pinyin(word) if expand and word.isalpha() else None
+    for ti in words[letters].tolist():
+        pieces = segment_pinyin(nt.words[ti])
         if pieces is None:
-            first = ord(word[0]) - ord("a") + 1 if "a" <= word[0] <= "z" else 0
-            initials[ti] = first
             continue
         out_u.append(units[last:ti])
         out_s.append(start[last:ti])
