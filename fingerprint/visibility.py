@@ -198,7 +198,7 @@ def _compound(node) -> _Compound | None:
         elif kind == "Hash":
             id_ = node.id
         elif kind == "Attrib" and node.operator in ("exists", "=", "~="):
-            value = node.value.value if node.value is not None else None
+            value = getattr(node.value, "value", node.value)  # a Token since cssselect 1.2
             attrs.append((node.attrib.lower(), node.operator, value))
         else:  # pseudo-classes, :not(), sibling tests: skipped rather than guessed
             return None
