@@ -16,8 +16,8 @@ from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for
 
 SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetched", "stored", "skipped", "failed",
                 "matches"]
-SUMMARY_COLUMNS = ["site", "fetched", "chapters", "stored", "unchanged", "not modified", "skipped", "failed",
-                   "matched"]
+SUMMARY_COLUMNS = ["site", "fetched", "chapters", "rendered", "stored", "unchanged", "not modified", "skipped",
+                   "failed", "matched"]
 
 rules_errors = click_errors(RulesError, JobBusy)  # rule mistakes become one line naming the key and the fix
 
@@ -173,6 +173,9 @@ def sites():
 @click.option("--delay", type=click.FloatRange(0), default=None, help="Seconds between requests to the site.")
 @click.option("--concurrency", type=click.IntRange(1), default=None, help="Requests at once to the site.")
 @click.option("--depth", type=click.IntRange(0), default=None, help="Link depth for this site.")
+@click.option("--render/--no-render", default=None,
+              help="Render in headless chromium every page with scripts and no chapter text in its HTML "
+                   "[no: only pages whose scripts look like they write the chapter].")
 @click.option("--recrawl/--no-recrawl", default=None, help="Crawl it in the daily run [yes].")
 @rules_errors
 def sites_add(name, urls, rules_file, **options):
@@ -181,7 +184,7 @@ def sites_add(name, urls, rules_file, **options):
     Rules files hold [[site]] tables with the keys: name, start_urls,
     allowed_domains, follow, deny, chapter_urls, title, content, next_page,
     chapter_links, encoding, delay, concurrency, obey_robots, max_pages,
-    depth, recrawl.
+    depth, render, recrawl.
 
     \b
     Example:

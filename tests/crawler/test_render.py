@@ -123,6 +123,7 @@ def test_a_crawl_renders_the_scripted_pages_only_and_stores_every_chapter_withou
     rendered = [p for p in chapters if site.kinds[p] in RENDERED_KINDS]
     run = last_run(registered, result["site"])
     assert run.counts.get("rendered") == len(rendered) == 6
+    assert result["rendered"] == 6  # in the crawl's own summary too
     hits = site.hits
     for path in chapters:
         assert hits[path] == (2 if path in rendered else 1), path
