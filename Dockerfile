@@ -20,8 +20,16 @@ print('\n'.join(deps))" > /tmp/requirements.txt \
     && pip install --no-cache-dir -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt
 
-# The project itself (.dockerignore lets in only pyproject.toml, README.md and the
-# packages). `pip check` fails the build if the installed set is inconsistent.
+# The Debian packages the crawler needs at run time (chromium, which renders pages
+# whose text a script writes), from the same list the scripts install from; the
+# package lists are dropped after, so they do not weigh on the image.
+COPY scripts/system-deps scripts/system-packages ./scripts/
+RUN FPT_SYSTEM_DEPS_STRICT=1 FPT_SYSTEM_DEPS_LOG=/tmp/system-deps.log scripts/system-deps crawl \
+    && rm -rf /var/lib/apt/lists/* /tmp/system-deps.log
+ENV FPT_CHROMIUM=/usr/bin/chromium
+
+# The project itself (.dockerignore lets in only pyproject.toml, README.md, the
+# packages and the system package list). `pip check` fails the build if the installed set is inconsistent.
 COPY . .
 RUN pip install --no-cache-dir . \
     && pip check \

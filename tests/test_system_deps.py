@@ -39,7 +39,7 @@ def fake(tmp_path):
         path.write_text("#!/bin/sh\n" + body, encoding="utf-8")
         path.chmod(0o755)
 
-    def run(*groups: str, uid: int = 0, apt_fails: bool = False) -> subprocess.CompletedProcess:
+    def run(*groups: str, uid: int = 0, apt_fails: bool = False, strict: bool = False) -> subprocess.CompletedProcess:
         tool("id", f"echo {uid}\n")
         # Installing pkg-X puts the command fpt-missing-X on PATH, as a real package would.
         tool("apt-get", f'echo "$*" >> {calls}\n'
@@ -47,7 +47,8 @@ def fake(tmp_path):
                         + f'for a in "$@"; do case "$a" in pkg-*) n="${{a#pkg-}}"; '
                           f'printf "#!/bin/sh\\n" > {bin_dir}/fpt-missing-$n; chmod +x {bin_dir}/fpt-missing-$n;; esac; done\n')
         env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}",
-               "FPT_SYSTEM_PACKAGES": str(tmp_path / "packages"), "FPT_SYSTEM_DEPS_LOG": str(tmp_path / "apt.log")}
+               "FPT_SYSTEM_PACKAGES": str(tmp_path / "packages"), "FPT_SYSTEM_DEPS_LOG": str(tmp_path / "apt.log"),
+               "FPT_SYSTEM_DEPS_STRICT": "1" if strict else "0"}
         return subprocess.run(["bash", str(SCRIPT), *groups], env=env, capture_output=True, text=True, timeout=60)
 
     return run, calls, bin_dir
@@ -115,7 +116,25 @@ def test_the_real_list_names_known_scripts_and_each_script_installs_its_packages
             command, package, used_by, *what = line.split()
             assert what, f"say what {package} is for: {line!r}"
             users |= set(used_by.split(","))
-    assert users <= {"test", "demo", "bench"}
+    assert users <= {"test", "demo", "bench", "crawl"}
     for script, group in (("test", "test"), ("demo", "demo"), ("bench", "bench")):
         text = (ROOT / "scripts" / script).read_text(encoding="utf-8")
         assert f"scripts/system-deps {group}" in text, f"scripts/{script} must install its system packages"
+
+
+def test_strict_mode_fails_the_build_when_packages_cannot_be_had(fake):
+    run, calls, _ = fake
+    failed = run("test", apt_fails=True, strict=True)
+    assert failed.returncode == 1 and "could not install pkg-a" in failed.stderr
+    not_root = run("test", uid=1000, strict=True)
+    assert not_root.returncode == 1 and "sudo apt-get install -y --no-install-recommends pkg-a" in not_root.stderr
+    assert run("test", strict=True).returncode == 0  # installed: the build goes on
+
+
+def test_the_docker_image_installs_the_crawlers_packages_from_the_same_list():
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert "COPY scripts/system-deps scripts/system-packages ./scripts/" in dockerfile
+    assert "FPT_SYSTEM_DEPS_STRICT=1" in dockerfile and "scripts/system-deps crawl" in dockerfile
+    listed = [line.split() for line in (ROOT / "scripts" / "system-packages").read_text(encoding="utf-8").splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert any(package == "chromium" and "crawl" in used_by.split(",") for _, package, used_by, *_ in listed)
