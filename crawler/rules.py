@@ -38,6 +38,12 @@ from tracker.names import clean_site_name
 from .extract import Selectors
 
 
+# Rule patterns are the operator's own and may backtrack, while a hostile page's href can be
+# a megabyte long. No link worth following is this long (crawler.urls.trap_reason refuses any
+# over 400 characters), so longer URLs match no rule: a pattern's cost per URL stays bounded.
+MAX_RULE_URL = 2048
+
+
 class RulesError(ValueError):
     """A rules file or rule value that cannot be used; the message names it and the fix."""
 
@@ -81,6 +87,8 @@ class SiteRules:
 
     def allows(self, url: str) -> bool:
         """Whether a link may be followed: in the site's domains, not denied, and matching `follow` if given."""
+        if len(url) > MAX_RULE_URL:
+            return False
         host = host_of(url)
         if not any(host == d or host.endswith("." + d) for d in self.domains):
             return False
@@ -89,7 +97,7 @@ class SiteRules:
         return not self._follow or any(p.search(url) for p in self._follow)
 
     def is_chapter_url(self, url: str) -> bool:
-        return any(p.search(url) for p in self._chapters)
+        return len(url) <= MAX_RULE_URL and any(p.search(url) for p in self._chapters)
 
     def to_dict(self) -> dict[str, Any]:
         """The rules that differ from the defaults, as plain values (for the store and for the spider)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.extract import extract, remove_site_lines
+from crawler.rules import make_rules
 from crawler.urls import normalize_url, trap_reason, url_pattern
 from tests.linear import assert_linear
 from tests.steady_memory import steady_allocator
@@ -113,3 +114,13 @@ def test_url_helpers_are_linear(fn, name):
 
 def test_a_long_url_is_a_trap():
     assert trap_reason("http://a.com/" + "a" * 1_000_000).startswith("URL longer than")
+
+
+def test_site_rules_do_not_scan_a_hostile_link_with_the_operators_patterns():
+    # "(?:a|b)*c" rescans to the end from every position: quadratic on a long run of a's.
+    rules = make_rules({"start_urls": ["https://www.biquge.test/book/1/"], "follow": [r"(?:a|b)*c"],
+                        "chapter_urls": [r"(?:a|b)*c"]})
+    site = "https://www.biquge.test/"
+    assert_linear(lambda url: (rules.allows(url), rules.is_chapter_url(url)), lambda n: site + "a" * n, 20_000,
+                  what="site rules on a long link")
+    assert not rules.allows(site + "a" * 5000 + "c") and rules.allows(site + "book/1/ac")
