@@ -60,8 +60,8 @@ _MAGIC = (
     (b"ID3", None),
 )
 
-_META_CHARSET = re.compile(rb"""<meta\b[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
-_XML_ENCODING = re.compile(rb"""^\s*<\?xml\b[^>]*?\bencoding\s*=\s*["']\s*([A-Za-z0-9_.:\-]+)""", re.I)
+_META_CHARSET = re.compile(rb"""<meta\b[^<>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.I)
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml\b[^<>]*?\bencoding\s*=\s*["']\s*([A-Za-z0-9_.:\-]+)""", re.I)
 
 # Labels seen on Chinese pages that Python does not know, or knows under another name.
 _ALIASES = {

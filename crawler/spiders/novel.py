@@ -57,7 +57,7 @@ from ..middlewares.truncated import TruncatedResponse
 from ..render import NEEDS_BROWSER, NeedsBrowser
 from ..rules import SiteRules, host_of, make_rules, rules_for_urls
 from ..sitemaps import MAX_SITEMAPS, MAX_URLS, SitemapError, default_sitemaps, read_sitemap, robots_sitemaps
-from ..urls import PatternBudget, normalize_url, trap_reason
+from ..urls import MAX_URL_LENGTH, PatternBudget, normalize_url, trap_reason
 
 RECEIVED = "fpt_received"  # bytes of the body received so far (how a cancelled download is told apart)
 PARTS = "fpt_parts"  # [(url, title, text), ...] of the parts of a split chapter fetched so far
@@ -163,6 +163,9 @@ class NovelSpider(scrapy.Spider):
             return
         seen = set(skip)
         for link in links:
+            if len(link) > 4 * MAX_URL_LENGTH:  # refused before normalising, whose cost grows with the link
+                count(self.crawler.stats, site.name, "links not followed", trap_reason(link))
+                continue
             url = normalize_url(link)
             if url in seen or url == response.url:
                 continue

@@ -227,6 +227,20 @@ def test_trap_links_are_counted_not_followed():
     assert stats(s)["skipped"] == {"no chapter text on the page": 4}  # the pages themselves
 
 
+def test_a_giant_link_is_refused_before_it_is_normalised(monkeypatch):
+    from crawler.spiders import novel
+
+    s = spider_for()
+    seen = []
+    monkeypatch.setattr(novel, "normalize_url", lambda u: seen.append(len(u)) or u)
+    giant = "/" + "a" * 1_000_000
+    html = f"<html><body><a href='{giant}'>x</a><a href='/ok.html'>ok</a></body></html>"
+    out = list(s.parse(response(s, "http://novels.test/index.html", html)))
+    assert [r.url for r in out if isinstance(r, Request)] == ["http://novels.test/ok.html"]
+    assert max(seen) < 1000  # the giant link never reached the normaliser
+    assert stats(s)["links not followed"]["URL longer than 400 characters"] == 1
+
+
 def test_site_rules_reach_the_requests():
     rules = {"name": "gbk-site", "start_urls": ["http://gbk.test/"], "encoding": "gbk", "obey_robots": False,
              "content": "#text"}
