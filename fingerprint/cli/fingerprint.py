@@ -21,7 +21,9 @@ def parse_channels(value: str) -> list[str]:
 
 
 def record(p, channels: list[str], config: EngineConfig) -> dict:
-    rec = {"id": p.key, "units": p.units}
+    # Runs of letters or digits too long to be words (a base64 blob, a minified script) are
+    # left out of every channel; the count says how much of the text that was.
+    rec = {"id": p.key, "units": p.units, "long_words": p.normalized.long_tokens}
     if "simhash" in channels:
         rec["simhash"] = p.simhash.to_dict()
     if "minhash" in channels:
@@ -50,7 +52,7 @@ def record(p, channels: list[str], config: EngineConfig) -> dict:
 
 def flat(rec: dict) -> dict:
     """One CSV row: lists joined by spaces, parameters as name=value."""
-    out = {"id": rec["id"], "units": rec["units"]}
+    out = {"id": rec["id"], "units": rec["units"], "long_words": rec["long_words"]}
     for ch in CHANNELS:
         if ch not in rec:
             continue
@@ -80,6 +82,8 @@ def command(inputs, channels, fmt, quiet):
     simhash: 64-bit value; minhash: 128 values (one permutation hashing);
     pinyin: pinyin-initial profile codes per window with their offsets;
     winnow: selected syllable 8-gram hashes with their offsets.
+    long_words counts runs of letters or digits over 256 characters (a base64
+    blob, a minified script): no words, so left out of every channel.
 
     \b
     Example:
@@ -92,7 +96,7 @@ def command(inputs, channels, fmt, quiet):
     recs = (record(prepare(d.key, d.text, config), names, config) for d in progress(docs, quiet=quiet, desc="fingerprinting"))
     if fmt == "csv":
         recs = (flat(r) for r in recs)
-        cols = ["id", "units"]
+        cols = ["id", "units", "long_words"]
         for ch in names:
             cols += [ch] + ([f"{ch}_offsets"] if ch in ("pinyin", "winnow") else []) + [f"{ch}_params"]
         write_records(recs, "csv", cols)

@@ -163,7 +163,7 @@ def test_fingerprint_jsonl_has_every_channel_with_its_parameters(run):
 
 def test_fingerprint_channels_select_and_bad_channel_is_explained(run):
     out = run("fingerprint", CHAPTER3, "--channels", "simhash", "--format", "csv", "-q").stdout
-    assert out.splitlines()[0] == "id,units,simhash,simhash_params"
+    assert out.splitlines()[0] == "id,units,long_words,simhash,simhash_params"
     r = CliRunner().invoke(main, ["fingerprint", str(CHAPTER3), "--channels", "simhash,bogus"])
     assert r.exit_code != 0 and "bogus" in r.output and "all" in r.output
 
@@ -180,3 +180,10 @@ def test_track_thresholds_change_what_counts(run):
     strict = run("track", SAMPLES / "originals", SAMPLES / "pages" / "blog-excerpt.txt", "-q",
                  "--min-containment", "0.5", "--min-page-share", "0.5", "--min-long-run", "1000").stdout
     assert strict == ""
+
+
+def test_fingerprint_counts_runs_too_long_to_be_words(run, tmp_path):
+    page = tmp_path / "blob.txt"
+    page.write_text("陈守义坐在茶馆靠窗的位置。" + "a" * 5000 + "。他在这里已经等了三天。" + "7" * 300, encoding="utf-8")
+    rec = json.loads(run("fingerprint", str(page), "--channels", "simhash", "-q").stdout)
+    assert rec["long_words"] == 2 and rec["units"] < 40
