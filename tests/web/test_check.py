@@ -179,8 +179,6 @@ def test_a_second_check_is_told_to_come_back_not_queued(app, admin, registered, 
     assert app.test_client().post("/api/check", json={"text": "字" * 100}, headers=basic("viewer")).status_code == 200
 
 
-@pytest.mark.xfail(strict=False, reason="the engine is quadratic on runs of letters until its linear-time "
-                                        "change lands; the check itself only bounds size and concurrency")
 @pytest.mark.parametrize("unit", ["a", "abc "], ids=["one letter", "short words"])
 def test_checking_a_run_of_letters_takes_linear_time(app, registered, unit):
     with app.test_request_context():  # the function behind /check and /api/check, without the HTTP costs
