@@ -1,7 +1,11 @@
 """Extraction benchmark: how much of each chapter the extractors recover from pirate pages.
 
-    .venv/bin/python bench/extraction.py [--corpus PATH | --folder DIR] [--limit N] [--repeat R]
+    .venv/bin/python bench/extraction.py [--corpus PATH | --folder DIR | --real DIR] [--limit N] [--repeat R]
                                          [--out DIR] [--no-write]
+
+--real DIR scores saved pages of real sites against hand-written gold text instead
+(DIR/<site>/<name>.html and <name>.gold.txt; see bench/real_pages.py): precision, recall
+and F1 on bags of characters, per site and per language, for the three extractors.
 
 Chapters: 西游记 and 红楼梦 from zh_novels/ and every edition in zh_novels_alt/ (real web
 copies with their own noise), cut with fingerprint.chapters.split_chapters; or, with --folder,
@@ -218,6 +222,72 @@ def bench_extraction(pages: Sequence[SitePage], repeat: int = 1, budget: float |
     return table
 
 
+# ----------------------------------------------------------------------------- real pages
+
+
+def real_extractors() -> dict[str, Callable[[str], str]]:
+    """The three extractors on a page's HTML alone (saved pages carry no URL worth a rule)."""
+    from crawler.extract import extract
+    from fingerprint.html import html_to_text
+
+    try:
+        import trafilatura
+    except ImportError as e:
+        raise BenchError(f"trafilatura is not importable ({e}); pip install -e '.[test]'") from None
+
+    return {
+        "crawler.extract": lambda html: extract(html, "https://saved.example/chapter/1.html").text,
+        "fingerprint.html": lambda html: html_to_text(html)[0],
+        "trafilatura": lambda html: trafilatura.extract(html, favor_recall=True) or "",
+    }
+
+
+def real_table(pages, scores: dict, names: list[str]) -> Table:
+    """Mean precision, recall and F1 per site and per language, one column group per extractor."""
+    from statistics import mean
+
+    headers = ["site", "lang", "pages"] + [f"{n} {m}" for n in names for m in ("P", "R", "F1")]
+    table = Table("Real chapter pages: character-level precision, recall, F1 (bag of characters)", headers)
+    groups: dict[tuple[str, str], list] = {}
+    for p in pages:
+        groups.setdefault((p.site, p.language), []).append(p)
+    for lang in sorted({p.language for p in pages}):
+        groups.setdefault((f"all {lang}", lang), []).extend(p for p in pages if p.language == lang)
+    groups[("all", "*")] = list(pages)
+    for (site, lang), members in groups.items():
+        cells = []
+        for n in names:
+            trio = [scores[n, p.site, p.name] for p in members]
+            cells += [f"{mean(t[i] for t in trio):.3f}" for i in range(3)]
+        table.add(site, lang, len(members), *cells)
+    table.notes.append("Scores: NFKC, lower-cased letters and digits of each text as a multiset; "
+                       "P = shared/extracted, R = shared/gold, means over pages.")
+    return table
+
+
+def real_main(folder: Path, args) -> int:
+    from bench.real_pages import read_pages, score_pages
+
+    if not folder.is_dir():
+        raise BenchError(f"--real: no folder {folder}")
+    pages = read_pages(folder)
+    if not pages:
+        raise BenchError(f"--real: no <site>/<name>.html with a .gold.txt under {folder}")
+    fns = real_extractors()
+    scores = score_pages(pages, fns)
+    table = real_table(pages, scores, list(fns))
+    worst = sorted(pages, key=lambda p: scores["crawler.extract", p.site, p.name][2])[:5]
+    table.notes.append("Lowest crawler.extract F1: " + ", ".join(
+        f"{p.site}/{p.name} {scores['crawler.extract', p.site, p.name][2]:.3f}" for p in worst))
+    text = table.markdown()
+    print(f"{len(pages)} pages from {len({p.site for p in pages})} sites under {folder}", file=sys.stderr)
+    print(text)
+    if not args.no_write:
+        path = write_report("extraction-real", text, Path(args.out) if args.out else None)
+        print(f"written to {path}", file=sys.stderr)
+    return 0
+
+
 # ----------------------------------------------------------------------------- driver
 
 
@@ -228,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--corpus", help="the corpus folder (default: $FPT_SHARED/corpus or ../shared/corpus)")
     ap.add_argument("--folder", help="use the chapter .txt files of this folder instead of the corpus")
+    ap.add_argument("--real", help="score the saved real pages of this folder (<site>/<name>.html + .gold.txt)")
     ap.add_argument("--limit", type=int, default=None, help="chapters per novel (default: all)")
     ap.add_argument("--repeat", type=int, default=3, help="timed passes over the pages, the best is kept (default 3)")
     ap.add_argument("--budget", type=float, default=60.0, help="seconds after which an extractor gets no more passes")
@@ -242,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise BenchError(f"--limit must be at least 1, got {args.limit}")
     if args.repeat < 1:
         raise BenchError(f"--repeat must be at least 1, got {args.repeat}")
+    if args.real:
+        return real_main(Path(args.real), args)
     if args.folder:
         from crawler.sample_site import chapters_from_folder
 
