@@ -115,9 +115,12 @@ def _run(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits, jo
                      "scrapy.core.scraper"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
     crawler = process_.create_crawler(NovelSpider)
-    crawler.signals.connect(lambda **_: member.beat(), signal=signals.response_received)
+    # weak=False: Scrapy holds receivers by weak reference, and a lambda nothing else holds would be
+    # collected at once (no heartbeat, no progress).
+    crawler.signals.connect(lambda **_: member.beat(), signal=signals.response_received, weak=False)
     if on_response is not None:
-        crawler.signals.connect(lambda response, **_: on_response(response.url), signal=signals.response_received)
+        crawler.signals.connect(lambda response, **_: on_response(response.url), signal=signals.response_received,
+                                weak=False)
     idle = SHARED_IDLE_WAIT if settings.redis_url else 0
     process_.crawl(crawler, sites=[s.to_dict() for s in sites], idle_wait=idle)
     process_.start()
