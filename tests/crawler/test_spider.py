@@ -287,3 +287,11 @@ def test_a_sites_own_depth_and_page_limits_apply():
     assert [o for o in s.parse(response(s, "http://novels.test/book/1/4.html", html, depth=0))
             if isinstance(o, Request)] == []
     assert "the site's max_pages reached" in stats(s)["links not followed"]
+
+
+def test_no_callback_is_a_generator_returning_a_value():
+    # crawler.settings turns Scrapy's per-response check off (WARN_ON_GENERATOR_RETURN_VALUE): made here once.
+    from scrapy.utils.misc import is_generator_with_return_value
+
+    for name in ("parse", "parse_part", "parse_robots", "parse_sitemap", "parse_lone", "failed"):
+        assert not is_generator_with_return_value(getattr(NovelSpider, name)), name
