@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import parse_qsl, urldefrag, urljoin, urlsplit
 
+from crawler.extraction.chapters import chapter_wrappers
+from crawler.extraction.furniture import drop_counters, drop_footnotes
+from crawler.extraction.lines import footnote_marks, has_site_address, is_site_line, recurring, without_marks
 from fingerprint.html import (
     BLOCK_TAGS,
     BOILERPLATE_WORDS,
@@ -55,6 +58,9 @@ class Extracted:
     links: list[str] = field(default_factory=list)  # every http(s) <a href>, absolute, in order, once each
     chapter_links: list[str] = field(default_factory=list)  # the links that look like chapter links
     extractor: str = "none"  # "rules" | "density" | "trafilatura" | "lxml" | "regex" | "none"
+    # (heading, text) of each chapter when the page holds two or more, each in its own wrapper
+    # (a whole-work page); then `text` is all of them, one after another. Empty otherwise.
+    chapters: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -148,6 +154,8 @@ _MARKER_LINE = re.compile(
 _TRAILING_MARK = re.compile(r"[（(]\s*(?:本章完|\d{1,3}\s*/\s*\d{1,3})\s*[)）]\s*$")
 _NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
+# A letter, a dot of any width (or 点), a letter, spaces allowed: the shape any site address has.
+_ADDRESS_HINT = re.compile(r"[A-Za-zＡ-Ｚａ-ｚ0-9０-９]\s{0,3}[.。．｡点點]\s{0,3}[A-Za-zＡ-Ｚａ-ｚ]")
 _FULL_WIDTH_LETTER = re.compile(r"[ａ-ｚＡ-Ｚ０-９．]")  # a domain written in full-width letters needs NFKC to be seen
 
 
@@ -180,7 +188,15 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     drop_comments(tree)
     # What the page's CSS hides is junk for the reader (and its hidden links are traps): gone before anything is read.
     drop_hidden(tree)
+    body = tree.find(".//body")
+    content_root = body if body is not None else tree
+    # Translators' note boxes and per-paragraph comment counters sit inside the chapter's own
+    # block, where density cannot tell them apart: gone by their shape before it looks. A site
+    # rule's content selector may name a "note" element itself: the operator's word wins.
     rules = selectors or Selectors()
+    if not rules.content:
+        drop_footnotes(content_root)
+    drop_counters(content_root)
     here = urldefrag(url or "")[0]
     base = _base_url(tree, here)
     anchors = _anchors(tree, base)
@@ -190,9 +206,12 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     title = _chapter_title(tree, rules, page_title, headings)
     link_share = _link_share(tree)
     selected_next = [_absolute(_href_of(i), base) for i in _select(tree, rules.next_page)]
+    chapters = [] if rules.content else _chapters(content_root)  # before _main_text changes the tree
     raw, extractor = _main_text(tree, html, rules)  # removes the site furniture from `tree`
     part = _part(page_title, headings, raw)
     text = remove_site_lines(raw)
+    if chapters:
+        text = "\n".join(t for _, t in chapters)
     if not text and extractor not in ("trafilatura", "lxml"):
         fallback, meta = html_to_text(html)
         text, extractor = remove_site_lines(fallback), meta["extractor"]
@@ -203,17 +222,38 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
         kind = "chapter"
     else:
         kind = "other"
-    return Extracted(title, text, kind, next_part, part, links, chapter_links, extractor)
+    return Extracted(title, text, kind, next_part, part, links, chapter_links, extractor, chapters)
 
 
 def remove_site_lines(text: str) -> str:
     """Drop the lines (or sentences of a line) that a pirate site adds to a chapter's text."""
+    lines = [line.strip() for line in text.split("\n")]
+    repeated = recurring(lines)  # a slogan the site puts between paragraphs, whatever it says
+    notes, marks = footnote_marks(lines)  # "[1] ..." note lines referenced by "[1]" in the prose
     out = []
-    for line in text.split("\n"):
+    for i, line in enumerate(lines):
+        if line in repeated or i in notes:
+            continue
+        if marks:
+            line = without_marks(line, marks)
         line = _clean_line(line)
         if line:
             out.append(line)
     return "\n".join(out)
+
+
+def _chapters(root) -> list[tuple[str, str]]:
+    """(heading, text) of each chapter of a whole-work page; [] for a page of one chapter."""
+    out = []
+    for heading, wrapper in chapter_wrappers(root):
+        # A copy has no parent, so the furniture pass reads the wrapper alone and leaves the page as it is.
+        lines = remove_site_lines(block_text(remove_furniture(copy.deepcopy(wrapper)))).split("\n")
+        if lines and " ".join(lines[0].split()) == heading:
+            lines = lines[1:]
+        text = "\n".join(lines).strip()
+        if text:
+            out.append((heading, text))
+    return out if len(out) >= 2 else []
 
 
 # ----------------------------------------------------------------------------- selectors
@@ -687,8 +727,11 @@ def _clean_line(line: str) -> str:
         return ""
     if _visible(line) <= _WEAK_MAX_LEN and _WEAK.search(line):
         return ""
+    if is_site_line(line):  # calls to action, load banners, translator notes
+        return ""
     wide = _FULL_WIDTH_LETTER.search(line)
-    if not (_STRONG.search(line) or _DOMAIN.search(unicodedata.normalize("NFKC", line) if wide else line)):
+    if not (_STRONG.search(line) or _DOMAIN.search(unicodedata.normalize("NFKC", line) if wide else line)
+            or _ADDRESS_HINT.search(line)):
         return _strip_trailing_mark(line)
     kept = []
     for sentence in _SENTENCE_END.split(line):
@@ -696,7 +739,10 @@ def _clean_line(line: str) -> str:
             continue
         # A bracketed domain is a watermark glued to a paragraph: "（笔趣阁 www.x.com）陈守义坐在…"
         sentence = _without_bracketed_domains(sentence)
-        if _DOMAIN.search(unicodedata.normalize("NFKC", sentence)):
+        known = _DOMAIN.search(unicodedata.normalize("NFKC", sentence))
+        if not known and has_site_address(sentence):  # an address on a domain the pattern does not know
+            continue
+        if known:
             if _own_letters(sentence) < _DOMAIN_RESIDUE_MIN:
                 continue
             sentence = _DOMAIN.sub("", sentence)

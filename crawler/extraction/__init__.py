@@ -1,0 +1,1 @@
+"""General rules the crawler's extractor applies to real pages: furniture in the tree, site lines, chapters."""

@@ -1,0 +1,105 @@
+"""Site furniture inside the content block, found by its shape rather than by a list of sites.
+
+Two kinds of element ride inside the chapter's own paragraphs and so escape the density
+pass: counters a site appends to many paragraphs (paragraph comment counts "12",
+"评论(3)") and translators' footnotes (note boxes, <sup> markers that point to them).
+Each pass visits every element a bounded number of times, so both are linear in the page.
+"""
+from __future__ import annotations
+
+import re
+
+from fingerprint.html import BLOCK_TAGS, _outermost, _remove_keeping_tails
+
+__all__ = ["drop_counters", "drop_footnotes"]
+
+# A counter's whole text: digits, maybe bracketed, maybe with a short label ("评论(3)", "12 comments").
+_COUNTER = re.compile(
+    r"\s*(?:[^\s\d]{0,6}\s*)?[(\[（【]?\s*[+]?\d{1,6}\s*[)\]）】]?\s*(?:[^\s\d]{0,10})?\s*"
+)
+_SMALL_TAGS = frozenset(("span", "a", "em", "i", "b", "small", "sup", "button", "strong", "font", "label", "div"))
+_COUNTER_MIN_PARAGRAPHS = 3  # one paragraph ending in "12" is prose; three with the same trailing element are furniture
+# Class or id words that name a note box; the words are split on case changes, "-", "_" and spaces.
+_NOTE_WORDS = frozenset(("note", "notes", "footnote", "footnotes", "tl", "tlnote", "tn", "annotation",
+                         "annotations", "endnote", "endnotes", "fn", "footnotes-list"))
+_WORD_SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
+_REFERENCE = re.compile(r"\s*[\[(（【]?\s*(?:\d{1,3}|[a-z]|\*{1,3}|†)\s*[\])）】]?\s*")
+_BRACKETED = re.compile(r"\s*[\[(（【]")
+_NOTE_SHARE = 0.5  # a note box never holds most of the page's text: that is the chapter in a "note" class
+
+
+def _words(el) -> set[str]:
+    """The lower-cased words of an element's id and class."""
+    return {w.lower() for w in _WORD_SPLIT.split(f"{el.get('id', '')} {el.get('class', '')}") if w}
+
+
+def _own_text(el) -> str:
+    """The text of a small element: at most three children, none with children of its own
+    (so reading it costs a constant, however deep a hostile page nests)."""
+    if len(el) > 3 or any(len(c) for c in el):
+        return ""
+    return el.text_content()
+
+
+def drop_counters(root) -> int:
+    """Remove the small trailing elements that hold only a number in many paragraphs; return how many.
+
+    The element must be the paragraph's last child with no text after it, hold only a
+    counter, and its (tag, class) must end at least three paragraphs: then it is the site's
+    per-paragraph comment count, not a number in the story."""
+    by_shape: dict[tuple[str, str], list] = {}
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el.tag not in BLOCK_TAGS or not len(el):
+            continue
+        last = el[-1]
+        if not isinstance(last.tag, str) or last.tag not in _SMALL_TAGS or (last.tail or "").strip():
+            continue
+        text = _own_text(last)
+        if not text.strip() or len(text) > 24 or not _COUNTER.fullmatch(text):
+            continue
+        # A paragraph that is only the counter is not a paragraph with one.
+        if not (el.text or "").strip() and len(el) == 1:
+            continue
+        by_shape.setdefault((last.tag, last.get("class", "")), []).append(last)
+    gone = [el for found in by_shape.values() if len(found) >= _COUNTER_MIN_PARAGRAPHS for el in found]
+    _remove_keeping_tails(gone)
+    return len(gone)
+
+
+def drop_footnotes(root) -> int:
+    """Remove translators' note boxes and the <sup> markers that point to them; return how many."""
+    from fingerprint.html import _text_lengths
+
+    text_len, _ = _text_lengths(root)
+    total = text_len.get(root, 0) or 1
+    targets: set[str] = set()
+    markers = []
+    for sup in root.iter("sup"):
+        text = _own_text(sup)
+        if not text or len(text) > 12 or not _REFERENCE.fullmatch(text):
+            continue
+        a = sup if sup.get("href") is not None else sup.find(".//a[@href]")
+        href = (a.get("href") or "") if a is not None else ""
+        if href.startswith("#"):
+            targets.add(href[1:])
+        if href.startswith("#") or _BRACKETED.match(text):
+            markers.append(sup)
+
+    def note_box(el) -> bool:
+        if el.tag in ("body", "html") or text_len.get(el, 0) > _NOTE_SHARE * total:
+            return False
+        if el.get("id") in targets or el.get("name") in targets:
+            return True
+        return el.tag not in ("sup",) and bool(_NOTE_WORDS & _words(el))
+
+    boxes = _outermost(root, note_box, below=True)
+    box_set = set(boxes)
+    # A reference list's items each carry a target id: drop the list, not item by item.
+    lists = {b.getparent() for b in boxes if b.tag == "li" and b.getparent() is not None}
+    for lst in lists:
+        if lst.tag in ("ol", "ul") and all(c in box_set for c in lst if isinstance(c.tag, str)) \
+                and text_len.get(lst, 0) <= _NOTE_SHARE * total:
+            boxes = [b for b in boxes if b.getparent() is not lst] + [lst]
+    _remove_keeping_tails(markers)
+    _remove_keeping_tails(boxes)
+    return len(markers) + len(boxes)

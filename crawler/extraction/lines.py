@@ -1,0 +1,158 @@
+"""Lines of a chapter's text that a site wrote, told by their shape, not by a list of phrases or domains.
+
+- calls to action: a short line that asks the reader to act on the site ("亲,点击进去,给个好评呗",
+  "Please review!") and tells no story (no dialogue marks, no third person);
+- load banners: "content failed to load, refresh", "please enable JavaScript";
+- translator lines: "TL note: ...", "T/N: ...", "译者注：...";
+- site addresses on any top-level domain, written with spaces or full-width dots ("ｂｉｑｕｇｅ。ｘｙｚ",
+  "w w w . x x . c l u b"), which the known-domain pattern misses;
+- lines that recur three times or more in one page (a site's slogan between paragraphs).
+
+Every pattern bounds its repeats and every test reads a line a constant number of times.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+__all__ = ["is_site_line", "has_site_address", "recurring", "footnote_marks"]
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+# Acting on the site: clicking, voting, reviewing, subscribing, bookmarking, sharing, downloading.
+_ACTION = re.compile(
+    r"点击|点进|收藏|推荐票|月票|好评|打赏|订阅|投票|书签|分享|下载|关注|公众号|评论|留言|客户端|\bapp\b|"
+    r"\b(?:click|tap|subscribe|vote|votes|rate|review|reviews|comment|comments|feedback|patreon|discord|"
+    r"donate|donation|bookmark|share|download|follow|ko-?fi|support)\b",
+    re.I,
+)
+# Addressing the reader: a plea, a second person, an exclamation.
+_ADDRESS = re.compile(r"亲|请|求|大家|各位|读者|书友|您|你们|呗|哦|喔|吧|啦|[!！]|\b(?:please|pls|plz|you|your|us|our)\b", re.I)
+# Telling a story: dialogue marks, a third person, a verb of saying.
+_NARRATIVE = re.compile(
+    r"[“”「」\"]|他|她|它|\b(?:he|she|his|her|him|they|them|their|said|asked)\b", re.I
+)
+_FAILED = re.compile(r"失败|错误|异常|出错|\b(?:failed|fail|error|unable|couldn't|could not|can't|cannot)\b", re.I)
+_LOADING = re.compile(r"加载|载入|刷新|\b(?:load|loading|loaded|refresh|reload)\b", re.I)
+_SCRIPTING = re.compile(r"javascript|\bjs\b|浏览器|\bbrowser\b|ad-?block", re.I)
+_ENABLE = re.compile(r"开启|启用|打开|支持|升级|更换|关闭|\b(?:enable|enabled|allow|turn on|update|upgrade|disable|whitelist)\b", re.I)
+_NOTE_LINE = re.compile(
+    r"\s*[(\[（【]?\s*(?:T\s*/\s*N|TL\s*/?\s*N(?:ote)?s?|TL|TN|Translator'?s?(?:\s+notes?)?|Editor'?s?(?:\s+notes?)?|"
+    r"Proofreader'?s?|Translated\s+by|Edited\s+by|ED\s*/?\s*N|PR\s*/?\s*N|译者注|译注|注释|翻译|校对)\s*[:：]",
+    re.I,
+)
+_SHORT_CJK = 40  # visible characters: a CJK call to action is a phrase, not a paragraph
+_SHORT_LATIN = 120
+_BANNER = 100
+# After squeezing: labels, a dot, a top-level domain of 2 to 24 letters; repeats bounded, so linear.
+_ANY_DOMAIN = re.compile(
+    r"(?<![a-z0-9])(?:https?://)?(?:www\.)?[a-z0-9][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,6}\.[a-z]{2,24}(?![a-z0-9])"
+)
+_DIGIT = re.compile(r"\d")
+_WEB_START = re.compile(r"(?:https?://|www\.)")
+_DOTS = str.maketrans({"。": ".", "．": ".", "｡": ".", "点": ".", "點": "."})
+_ADDRESS_LINE_MAX = 80  # squeezed characters: a watermark sentence, not a paragraph that names a site
+_RESIDUE_MAX = 20  # letters of its own next to an address: fewer, and the sentence is the watermark
+
+
+def _visible(line: str) -> int:
+    return len("".join(line.split()))
+
+
+def _short(line: str) -> bool:
+    n = _visible(line)
+    return n <= (_SHORT_CJK if _CJK.search(line) else _SHORT_LATIN)
+
+
+def is_site_line(line: str) -> bool:
+    """True for a short call to action, a load or script banner, or a translator's note line."""
+    if _NOTE_LINE.match(line):
+        return True
+    if _visible(line) > _BANNER and not _short(line):
+        return False
+    if _NARRATIVE.search(line):
+        return False
+    if _FAILED.search(line) and _LOADING.search(line):
+        return True
+    if _SCRIPTING.search(line) and _ENABLE.search(line):
+        return True
+    if not _short(line) or len(line.split()) < 2 and not _CJK.search(line):
+        return False  # a one-word line ("Click!") is a sound in the story
+    return bool(_ACTION.search(line) and _ADDRESS.search(line))
+
+
+def _squeeze(text: str) -> str:
+    """`text` as a site address reads: NFKC, lower case, full-width and written dots as '.', and,
+    in CJK text, no spaces (English text keeps its spaces: they separate words, not letters)."""
+    s = unicodedata.normalize("NFKC", text).lower()
+    if not _CJK.search(s):
+        return " ".join(s.split())
+    return "".join(s.translate(_DOTS).split())
+
+
+def has_site_address(sentence: str) -> bool:
+    """True when `sentence` is a watermark built around a site address of any top-level domain.
+
+    In a CJK sentence any labels-dot-letters run is an address (Chinese prose writes no
+    Latin words with dots); in other text only one that starts like a web address
+    (www., http) or stands nearly alone, since "end.Then" is a typo in English prose."""
+    squeezed = _squeeze(sentence)
+    if len(squeezed) > _ADDRESS_LINE_MAX:
+        return False
+    m = _ANY_DOMAIN.search(squeezed)
+    if not m:
+        return False
+    rest = squeezed[: m.start()] + squeezed[m.end():]
+    own = len(_CJK.findall(rest)) + len(_LATIN.findall(rest))
+    if own >= _RESIDUE_MAX:
+        return False
+    return bool(_CJK.search(squeezed) or _WEB_START.match(squeezed, m.start()) or _DIGIT.search(m.group()))
+
+
+def recurring(lines: list[str], times: int = 3) -> set[str]:
+    """Short lines of words (not dialogue, not ornaments) that a page repeats `times` or more."""
+    counts = Counter(line for line in lines if 6 <= _visible(line) <= 60 and not _NARRATIVE.search(line))
+    out = set()
+    for line, n in counts.items():
+        if n < times:
+            continue
+        letters = len(_CJK.findall(line)) + len(_LATIN.findall(line))
+        if letters * 2 >= _visible(line):
+            out.add(line)
+    return out
+
+
+# "[1] a video game in his previous world.": a note line starts with its mark.
+_NOTE_START = re.compile(r"\s*([\[【（(]\s*\d{1,3}\s*[\]】）)])\s*\S")
+_MARK = re.compile(r"\s?[\[【（(]\s*\d{1,3}\s*[\]】）)]")
+
+
+def footnote_marks(lines: list[str]) -> tuple[set[int], set[str]]:
+    """(indexes of note lines, their marks) for notes written as plain text.
+
+    A line that starts with "[n]" is a note when an earlier line carries the same "[n]" as a
+    reference: both the note and the marks in the prose are the translator's, not the story's."""
+    starts: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        m = _NOTE_START.match(line)
+        if m:
+            starts.setdefault("".join(m.group(1).split()), i)
+    if not starts:
+        return set(), set()
+    referenced: set[str] = set()
+    for i, line in enumerate(lines):
+        for m in _MARK.finditer(line):
+            mark = "".join(m.group().split())
+            first = starts.get(mark)
+            if first is not None and i < first:
+                referenced.add(mark)
+    notes = {i for i, line in enumerate(lines)
+             if (m := _NOTE_START.match(line)) and "".join(m.group(1).split()) in referenced
+             and i >= min(starts[k] for k in referenced)}
+    return notes, referenced
+
+
+def without_marks(line: str, marks: set[str]) -> str:
+    """`line` without its reference marks that are among `marks`."""
+    return _MARK.sub(lambda m: "" if "".join(m.group().split()) in marks else m.group(), line)

@@ -1,0 +1,217 @@
+"""The general rules that real sites need: counters, ads, notes, banners, new domains, whole-work pages.
+
+Every page here is written for the test (no copied page); each rule is tested on a shape
+a site could take, with words no rule lists, and on the prose it must keep.
+"""
+from __future__ import annotations
+
+import pytest
+
+from crawler.extract import extract, remove_site_lines
+from crawler.extraction.lines import footnote_marks, has_site_address, is_site_line, recurring
+from tests.linear import assert_linear
+
+URL = "https://novels.example/book/3/45.html"
+ZH = [
+    "夜色渐深，城门外的官道上只剩下几盏摇晃的灯笼，守门的老兵靠着墙根打起了瞌睡。",
+    "沈砚把马拴在驿站后面的槐树下，抖落斗篷上的雪，推门走进了那间早已打烊的酒肆。",
+    "掌柜的认出了他，一言不发地从柜台后取出一坛陈酿，又摆上两只粗瓷碗，示意他坐下。",
+    "两人对饮了三碗，谁也没有开口。窗外的风声越来越紧，仿佛有什么东西在雪地里奔跑。",
+    "直到第四碗酒见了底，掌柜才低声说道：“你要找的人，三天前就已经离开了京城。”",
+]
+EN = [
+    "The rain had not stopped for three days, and the river beneath the old mill ran high and brown with mud.",
+    "Mara tied the boat to the post and climbed the slick ladder, her lantern swinging against the wet stone.",
+    "Inside, the miller sat by a dead fire with a ledger open on his knees, as if he had been waiting for her.",
+    "She set the lantern on the table and told him that the dam upstream would not hold through another night.",
+    "He closed the ledger slowly, looked at the water creeping under the door, and reached for his coat at last.",
+]
+
+
+def page(body: str, title: str = "第四十五章 雪夜_旧城_某站") -> str:
+    nav = '<div class="menu"><a href="/">首页</a> <a href="/top/">排行</a> <a href="/shelf/">书架</a></div>'
+    return f"<html><head><title>{title}</title></head><body>{nav}{body}<div class=footer>关于我们</div></body></html>"
+
+
+def paragraphs(lines, tail: str = "") -> str:
+    return "".join(f"<p>{line}{tail}</p>" for line in lines)
+
+
+# ----------------------------------------------------------------------------- per-paragraph counters
+
+
+@pytest.mark.parametrize("counter", ['<span class="cmt">{n}</span>', '<a class="review" href="#c">评论({n})</a>',
+                                     '<span>{n} comments</span>', '<button class="pc">+{n}</button>'])
+def test_a_counter_ending_every_paragraph_is_furniture(counter):
+    body = "<div id=text>" + "".join(f"<p>{line}{counter.format(n=i * 7 + 3)}</p>" for i, line in enumerate(ZH)) + "</div>"
+    assert extract(page(body), URL).text.split("\n") == ZH
+
+
+def test_a_number_that_ends_one_paragraph_is_the_story():
+    lines = [*ZH[:4], "他数了数剩下的铜钱，一共是"]
+    body = "<div id=text>" + paragraphs(lines[:4]) + f"<p>{lines[4]}<b>12</b></p></div>"
+    assert extract(page(body), URL).text.split("\n")[-1] == "他数了数剩下的铜钱，一共是12"
+
+
+def test_counters_with_text_after_them_stay():
+    body = "<div id=text>" + "".join(f"<p>{line[:10]}<span>3</span>{line[10:]}</p>" for line in ZH) + "</div>"
+    assert extract(page(body), URL).text.split("\n") == [line[:10] + "3" + line[10:] for line in ZH]
+
+
+# ----------------------------------------------------------------------------- calls to action and banners
+
+
+@pytest.mark.parametrize("ad", ["亲,点击进去,给个好评呗", "各位书友，喜欢的话请投一张月票吧！", "Please vote for us on the ranking!",
+                                "Enjoying the story? Support us on our site and leave a review!"])
+def test_a_call_to_action_inside_the_content_is_dropped(ad):
+    lines = ZH if any("\u4e00" <= c <= "\u9fff" for c in ad) else EN
+    body = "<div id=text>" + paragraphs([*lines[:2], ad, *lines[2:]]) + "</div>"
+    assert extract(page(body), URL).text.split("\n") == lines
+
+
+@pytest.mark.parametrize("line", ["他点击了收藏，把那页书签夹好。", "“给个好评吧！”她笑着说。", "Click!",
+                                  "He asked the innkeeper to share the bread and leave a lamp for the road."])
+def test_prose_about_the_same_acts_stays(line):
+    assert not is_site_line(line)
+
+
+@pytest.mark.parametrize("banner", ["章节内容加载失败，请刷新页面重试", "Content failed to load. Please refresh the page.",
+                                    "Please enable JavaScript in your browser to read this chapter.",
+                                    "为了更好的阅读体验，请开启浏览器的JavaScript"])
+def test_load_and_script_banners_are_dropped(banner):
+    body = f'<div id=text><div class="tip">{banner}</div>' + paragraphs(EN) + "</div>"
+    assert extract(page(body, "Chapter 45 - The Mill"), URL).text.split("\n") == EN
+
+
+# ----------------------------------------------------------------------------- translators' notes
+
+
+def test_note_boxes_and_their_sup_markers_are_dropped():
+    body = ("<div id=text>" + f"<p>{EN[0]}<sup><a href='#fn1'>[1]</a></sup></p>" + paragraphs(EN[1:])
+            + "<div class='tl-note'><p>TL: a mill is where grain is ground.</p></div>"
+            + "<ol class='refs'><li id='fn1'>Grain was ground by water power then.</li></ol></div>")
+    assert extract(page(body, "Chapter 45 - The Mill"), URL).text.split("\n") == EN
+
+
+@pytest.mark.parametrize("cls", ["footnote", "annotation", "translatorNote", "tn"])
+def test_a_note_container_by_its_class_words(cls):
+    body = f"<div id=text>{paragraphs(EN)}<div class='{cls}'>Mill: a building with machinery for grinding.</div></div>"
+    assert extract(page(body, "Chapter 45"), URL).text.split("\n") == EN
+
+
+def test_a_chapter_in_a_note_class_is_not_a_note():
+    # Some sites call the reading area "note-content": the rule never drops most of the page.
+    body = f"<div class='note-content'>{paragraphs(EN)}</div>"
+    assert extract(page(body, "Chapter 45"), URL).text.split("\n") == EN
+
+
+def test_plain_text_notes_and_their_marks_are_dropped():
+    lines = [EN[0] + " [1]", *EN[1:], "[1] A mill ground grain by water power.", "TL note: thanks for reading"]
+    assert remove_site_lines("\n".join(lines)).split("\n") == [EN[0], *EN[1:]]
+    notes, marks = footnote_marks(["[1] alone, nothing refers to it"])
+    assert not notes and not marks
+
+
+# ----------------------------------------------------------------------------- site addresses of any domain
+
+
+@pytest.mark.parametrize("line", ["请记住本站域名：ｂｉｑｕｇｅ。ｘｙｚ", "w w w . x i a o s h u o 8 8 . c l u b 最快更新",
+                                  "（新站 m.novel99.vip 无广告）", "天天看书 shuku . la", "Read ahead at www.fastnovels.club",
+                                  "本书由 tianya点cc 整理"])
+def test_an_address_line_on_an_unknown_domain_is_dropped(line):
+    assert has_site_address(line)
+    assert remove_site_lines("\n".join([ZH[0], line, ZH[1]])).split("\n") == ZH[:2]
+
+
+@pytest.mark.parametrize("line", ["他看了看表，已经是下午三点了。", "It was the end.Then came the rain, and the river rose.",
+                                  "Mr. Smith looked at Dr. Jones."])
+def test_prose_with_dots_is_not_an_address(line):
+    assert not has_site_address(line)
+
+
+# ----------------------------------------------------------------------------- recurring lines
+
+
+def test_a_line_a_page_repeats_between_paragraphs_is_dropped():
+    slogan = "书友们的支持是我最大的动力"
+    text = "\n".join(x for line in ZH for x in (line, slogan))
+    assert remove_site_lines(text).split("\n") == ZH
+    assert recurring(["“嗯。”"] * 5) == set()  # a repeated line of dialogue is the story's
+
+
+# ----------------------------------------------------------------------------- whole-work pages
+
+
+def whole_work(headings, texts, wrapper="div class='chapter'") -> str:
+    tag = wrapper.split()[0]
+    return "<div id='chapters'>" + "".join(
+        f"<{wrapper}><h3>{h}</h3>{paragraphs(t)}</{tag}>" for h, t in zip(headings, texts)) + "</div>"
+
+
+def test_a_whole_work_page_gives_every_chapter():
+    texts = [ZH, ZH[::-1], ZH[1:] + ZH[:1]]
+    heads = ["第一章 雪夜", "第二章 酒肆", "第三章 离京"]
+    e = extract(page(whole_work(heads, texts)), URL)
+    assert [h for h, _ in e.chapters] == heads
+    assert [t.split("\n") for _, t in e.chapters] == texts
+    assert e.text.split("\n") == [line for t in texts for line in t]
+    assert e.kind == "chapter"
+
+
+def test_english_chapters_in_sections():
+    texts = [EN, EN[::-1]]
+    e = extract(page(whole_work(["Chapter 1: The Mill", "Chapter Two"], texts, "section"), "The Mill"), URL)
+    assert [t.split("\n") for _, t in e.chapters] == texts
+
+
+def test_a_page_of_one_chapter_has_no_chapter_list():
+    e = extract(page(whole_work(["第一章 雪夜"], [ZH])), URL)
+    assert e.chapters == [] and e.text.split("\n")[-5:] == ZH
+
+
+def test_short_sections_with_headings_are_not_chapters():
+    # A sidebar of "第一章 …" teasers, each a line, is no whole work.
+    teasers = "".join(f"<div><h4>第{i}章</h4><p>简介</p></div>" for i in "一二三四")
+    assert extract(page(f"<div id=text>{paragraphs(ZH)}</div><div class=list>{teasers}</div>"), URL).chapters == []
+
+
+# ----------------------------------------------------------------------------- linear time
+
+
+def _prose(n: int) -> list[str]:
+    return (ZH * (n // 200 + 1))[: max(1, n // 40)]
+
+
+NEW_PATHS = {
+    "counters on every paragraph": (lambda n: page("<div>" + "".join(
+        f"<p>{line}<span class=c>{i}</span></p>" for i, line in enumerate(_prose(n))) + "</div>"), 20_000),
+    "nested counters": (lambda n: page("<p>字" + "<span>1" * (n // 7) + "</span>" * (n // 7) + "</p>"), 20_000),
+    "nested sup markers": (lambda n: page("<p>字" + "<sup><a href='#x'>[1]" * (n // 24) + "</p>"), 20_000),
+    "many note boxes": (lambda n: page("<div>" + "<div class=note>注</div>字" * (n // 26) + "</div>"), 20_000),
+    "nested note boxes": (lambda n: page("<div class=note>" * (n // 17) + "字" + "</div>" * (n // 17)), 20_000),
+    "many chapter wrappers": (lambda n: page("<div>" + "".join(
+        f"<div><h3>第{i}章</h3><p>{''.join(ZH)}</p></div>" for i in range(n // 250)) + "</div>"), 20_000),
+    "nested headings": (lambda n: page("<div>" + "<h3>第1章" * (n // 8) + "</div>"), 20_000),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW_PATHS))
+def test_the_new_paths_are_linear(name):
+    make, n = NEW_PATHS[name]
+    assert_linear(lambda html: extract(html, URL), make, n, what=f"extract on {name}")
+
+
+HOSTILE_LINES = {
+    "spaced letters and dots": (lambda n: "a . " * (n // 4), 20_000),
+    "full-width dots": (lambda n: "ａ．" * (n // 2), 20_000),
+    "many [n] marks": (lambda n: "[1] " * (n // 4), 20_000),
+    "many note lines": (lambda n: "\n".join(f"[{i % 999}] 注" for i in range(n // 8)) + "\n正文[1]", 20_000),
+    "repeated short lines": (lambda n: "书友们的支持\n" * (n // 7), 20_000),
+    "calls to action": (lambda n: "亲,点击进去,给个好评呗\n" * (n // 12), 20_000),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_LINES))
+def test_the_new_line_rules_are_linear(name):
+    make, n = HOSTILE_LINES[name]
+    assert_linear(remove_site_lines, make, n, what=f"remove_site_lines on {name}")
