@@ -27,16 +27,22 @@ _ACTION = re.compile(
     r"donate|donation|bookmark|share|download|follow|ko-?fi|support)\b",
     re.I,
 )
-# Addressing the reader: a plea, a second person, an exclamation.
-_ADDRESS = re.compile(r"亲|请|求|大家|各位|读者|书友|您|你们|呗|哦|喔|吧|啦|[!！]|\b(?:please|pls|plz|you|your|us|our)\b", re.I)
+# Addressing the reader: a plea or a second person (an exclamation alone is the story's: "投票的意义上！").
+_ADDRESS = re.compile(r"亲|請|请|求|大家|各位|读者|讀者|书友|書友|您|你们|你們|呗|唄|\b(?:please|pls|plz|you|your|us|our)\b", re.I)
+# An English sentence that opens with a verb of acting on the site is an imperative ("Leave me feedback!").
+_IMPERATIVE = re.compile(
+    r"(?:^|[.!?]\s+)(?:leave|give|drop|check out|join|support|vote|rate|review|comment|subscribe|follow|share|"
+    r"click|tap|remember to|don't forget)\b", re.I)
 # Telling a story: dialogue marks, a third person, a verb of saying.
 _NARRATIVE = re.compile(
     r"[“”「」\"]|他|她|它|\b(?:he|she|his|her|him|they|them|their|said|asked)\b", re.I
 )
-_FAILED = re.compile(r"失败|错误|异常|出错|\b(?:failed|fail|error|unable|couldn't|could not|can't|cannot)\b", re.I)
-_LOADING = re.compile(r"加载|载入|刷新|\b(?:load|loading|loaded|refresh|reload)\b", re.I)
-_SCRIPTING = re.compile(r"javascript|\bjs\b|浏览器|\bbrowser\b|ad-?block", re.I)
-_ENABLE = re.compile(r"开启|启用|打开|支持|升级|更换|关闭|\b(?:enable|enabled|allow|turn on|update|upgrade|disable|whitelist)\b", re.I)
+_FAILED = re.compile(r"失败|失敗|错误|錯誤|异常|異常|出错|出錯|\b(?:failed|fail|error|unable|couldn't|could not|can't|cannot)\b", re.I)
+_LOADING = re.compile(r"加载|加載|载入|載入|刷新|\b(?:load|loading|loaded|refresh|reload)\b", re.I)
+# A page that says it needs another browser, device or script setting to show the text.
+_SCRIPTING = re.compile(r"javascript|\bjs\b|浏览器|瀏覽器|\bbrowser\b|ad-?block|手机版|手機版|电脑端|電腦端|客户端|客戶端", re.I)
+_ENABLE = re.compile(r"开启|開啟|启用|啟用|打开|打開|不支持|不支援|升级|升級|更换|更換|关闭|關閉|请使用|請使用|切换|切換|"
+    r"\b(?:enable|enabled|allow|turn on|update|upgrade|disable|whitelist)\b", re.I)
 _NOTE_LINE = re.compile(
     r"\s*[(\[（【]?\s*(?:T\s*/\s*N|TL\s*/?\s*N(?:ote)?s?|TL|TN|Translator'?s?(?:\s+notes?)?|Editor'?s?(?:\s+notes?)?|"
     r"Proofreader'?s?|Translated\s+by|Edited\s+by|ED\s*/?\s*N|PR\s*/?\s*N|译者注|译注|注释|翻译|校对)\s*[:：]",
@@ -79,7 +85,9 @@ def is_site_line(line: str) -> bool:
         return True
     if not _short(line) or len(line.split()) < 2 and not _CJK.search(line):
         return False  # a one-word line ("Click!") is a sound in the story
-    return bool(_ACTION.search(line) and _ADDRESS.search(line))
+    if not _ACTION.search(line):
+        return False
+    return bool(_ADDRESS.search(line) or (not _CJK.search(line) and _IMPERATIVE.search(line)))
 
 
 def _squeeze(text: str) -> str:

@@ -70,6 +70,7 @@ def test_a_call_to_action_inside_the_content_is_dropped(ad):
 
 
 @pytest.mark.parametrize("line", ["他点击了收藏，把那页书签夹好。", "“给个好评吧！”她笑着说。", "Click!",
+                                  "这太不妙了！主要是在人气投票的意义上！",
                                   "He asked the innkeeper to share the bread and leave a lamp for the road."])
 def test_prose_about_the_same_acts_stays(line):
     assert not is_site_line(line)
@@ -77,7 +78,8 @@ def test_prose_about_the_same_acts_stays(line):
 
 @pytest.mark.parametrize("banner", ["章节内容加载失败，请刷新页面重试", "Content failed to load. Please refresh the page.",
                                     "Please enable JavaScript in your browser to read this chapter.",
-                                    "为了更好的阅读体验，请开启浏览器的JavaScript"])
+                                    "为了更好的阅读体验，请开启浏览器的JavaScript",
+                                    "【手機版頁面暫不支持電腦端閱讀，請使用手機閱讀。】"])
 def test_load_and_script_banners_are_dropped(banner):
     body = f'<div id=text><div class="tip">{banner}</div>' + paragraphs(EN) + "</div>"
     assert extract(page(body, "Chapter 45 - The Mill"), URL).text.split("\n") == EN
@@ -106,7 +108,8 @@ def test_a_chapter_in_a_note_class_is_not_a_note():
 
 
 def test_plain_text_notes_and_their_marks_are_dropped():
-    lines = [EN[0] + " [1]", *EN[1:], "[1] A mill ground grain by water power.", "TL note: thanks for reading"]
+    lines = ["（翻译：某站@某人）", EN[0] + " [1]", *EN[1:], "[1] A mill ground grain by water power.",
+             "TL note: thanks for reading", "Editor: Someone"]
     assert remove_site_lines("\n".join(lines)).split("\n") == [EN[0], *EN[1:]]
     notes, marks = footnote_marks(["[1] alone, nothing refers to it"])
     assert not notes and not marks
