@@ -205,10 +205,25 @@ class NovelSpider(scrapy.Spider):
         if ex.kind != "chapter" and not (site.is_chapter_url(response.url) and ex.text):
             count(stats, site.name, "skipped", "no chapter text on the page")
             return
+        if len(ex.chapters) > 1:
+            yield from self._whole_work(response, site, ex)
+            return
         if ex.part and ex.part[0] > 1:
             yield from self._later_part(response, site, ex)
             return
         yield from self._chapter(response, site, ex, [])
+
+    def _whole_work(self, response: Response, site: SiteRules, ex: Extracted) -> Iterator[Any]:
+        """A page that holds a whole work, each chapter in its own wrapper: one item per chapter.
+
+        Each is stored under the page's URL with a "#chapter-k" fragment (the store keys pages by
+        item.url as given), so every chapter is fingerprinted and matched on its own."""
+        encoding = response.encoding if isinstance(response, TextResponse) else ""
+        for k, (title, text) in enumerate(ex.chapters, 1):
+            count(self.crawler.stats, site.name, "chapters")
+            yield PageItem(url=f"{response.url}#chapter-{k}", site=site.name, title=title, text=text,
+                           parts=[response.url], depth=int(response.meta.get("depth", 0)), encoding=encoding,
+                           extractor=ex.extractor, made_by=self.made_by[site.name])
 
     def _later_part(self, response: Response, site: SiteRules, ex: Extracted) -> Iterator[Any]:
         """Part k > 1 of a split chapter reached through its own link.

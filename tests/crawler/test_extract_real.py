@@ -218,3 +218,21 @@ HOSTILE_LINES = {
 def test_the_new_line_rules_are_linear(name):
     make, n = HOSTILE_LINES[name]
     assert_linear(remove_site_lines, make, n, what=f"remove_site_lines on {name}")
+
+
+def test_the_spider_stores_each_chapter_of_a_whole_work_page_as_its_own_page():
+    from scrapy.http import HtmlResponse, Request
+    from scrapy.utils.test import get_crawler
+
+    from crawler.items import PageItem
+    from crawler.spiders.novel import SITE, NovelSpider
+
+    spider = NovelSpider.from_crawler(get_crawler(NovelSpider, {"LOG_LEVEL": "WARNING"}), urls="http://novels.test/")
+    url = "http://novels.test/book/3/all.html"
+    html = page(whole_work(["第一章 雪夜", "第二章 酒肆"], [ZH, ZH[::-1]]))
+    req = Request(url, meta={SITE: next(iter(spider.sites))})
+    items = [o for o in spider.parse(HtmlResponse(url=url, body=html.encode(), encoding="utf-8", request=req))
+             if isinstance(o, PageItem)]
+    assert [(i.url, i.title, i.text.split("\n")) for i in items] == [
+        (url + "#chapter-1", "第一章 雪夜", ZH), (url + "#chapter-2", "第二章 酒肆", ZH[::-1])]
+    assert all(i.parts == [url] for i in items)
