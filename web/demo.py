@@ -119,7 +119,7 @@ def demo(host, port, home, name, password, originals, keep, no_serve):
       fptrack demo
       fptrack demo --port 8080
     """
-    from crawler.sample_site import SampleSite, chapters_from_folder
+    from web.demo_site import SampleSite, chapters_from_folder
 
     originals = originals or SAMPLES
     if not originals.is_dir():

@@ -12,7 +12,7 @@ from scrapy.http import HtmlResponse
 
 from crawler import extract as extract_module
 from crawler.extract import KINDS, Extracted, Selectors, extract, is_chapter_text, remove_site_lines
-from crawler.sample_site import CHROME_MARKERS, VARIANTS, build_site, chapters_from_folder
+from web.demo_site import CHROME_MARKERS, VARIANTS, build_site, chapters_from_folder
 from fingerprint.chapters import split_chapters
 from tests.conftest import ROOT
 
@@ -363,7 +363,7 @@ def recall(extracted: str, original: str) -> float:
 
 
 def chrome_left(text: str) -> list[str]:
-    from crawler.sample_site import _s2t
+    from web.demo_site import _s2t
 
     return [m for m in CHROME_MARKERS if m in text or _s2t().convert(m) in text]
 
@@ -395,7 +395,7 @@ def alt_chapters(corpus) -> list[tuple[str, str]]:
 
 
 def test_real_chapters_in_site_chrome_are_recovered(alt_chapters):
-    from crawler.sample_site import _s2t
+    from web.demo_site import _s2t
 
     site = build_site(alt_chapters, book="三国演义", huge_bytes=0)
     by_chapter: dict[int, list[str]] = {}

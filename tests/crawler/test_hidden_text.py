@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.extract import Selectors, extract
-from crawler.sample_site import chapters_from_folder
+from web.demo_site import chapters_from_folder
 
 from ..conftest import ROOT
 from .render_site import HIDING, JUNK, hidden_page

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from crawler.frontier import pending
-from crawler.sample_site import SampleSite, chapters_from_folder
+from web.demo_site import SampleSite, chapters_from_folder
 from tracker.context import Context
 from tracker.registry import register_work
 

@@ -1,4 +1,4 @@
-"""crawler.sample_site: the pirate site crawler tests run against, over real HTTP on 127.0.0.1."""
+"""web.demo_site: the pirate site crawler tests run against, over real HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import re
@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from crawler.sample_site import (
+from web.demo_site import (
     BOOK_PATH,
     VARIANTS,
     SampleSite,
