@@ -125,8 +125,9 @@ def recurring(lines: list[str], times: int = 3) -> set[str]:
     for line, n in counts.items():
         if n < times:
             continue
-        letters = len(_CJK.findall(line)) + len(_LATIN.findall(line))
-        if letters * 2 >= _visible(line):
+        letters = _CJK.findall(line) + _LATIN.findall(line)
+        # Words, not an ornament: "oooooooooooo" and "*~*~*" separate scenes in the story.
+        if len(letters) * 2 >= _visible(line) and len(set(letters)) >= 4:
             out.add(line)
     return out
 

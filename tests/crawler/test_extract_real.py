@@ -140,6 +140,7 @@ def test_a_line_a_page_repeats_between_paragraphs_is_dropped():
     text = "\n".join(x for line in ZH for x in (line, slogan))
     assert remove_site_lines(text).split("\n") == ZH
     assert recurring(["“嗯。”"] * 5) == set()  # a repeated line of dialogue is the story's
+    assert recurring(["oooooooooooooooooooo"] * 5) == set()  # a scene break is an ornament, not a slogan
 
 
 # ----------------------------------------------------------------------------- whole-work pages
