@@ -186,14 +186,14 @@ def cjk_score(text: str) -> float:
     because they turn into rare characters, kana and private-use code points.
     Text without non-ASCII characters scores 1.0 (nothing to disagree on).
     """
-    good = _good_chars()
-    non_ascii = hits = 0
-    for ch in text:
-        if ch > "\x7f":
-            non_ascii += 1
-            if ch in good:
-                hits += 1
-    return hits / non_ascii if non_ascii else 1.0
+    # Counted in C: ASCII by encoding with errors dropped, common characters by deleting them
+    # with str.translate (a loop over the characters in Python was most of a page's decoding time).
+    ascii_n = len(text.encode("ascii", "ignore"))
+    non_ascii = len(text) - ascii_n
+    if not non_ascii:
+        return 1.0
+    uncommon = len(text.translate(_good_table())) - ascii_n
+    return (non_ascii - uncommon) / non_ascii
 
 
 @lru_cache(maxsize=1)
@@ -217,6 +217,12 @@ def _good_chars() -> frozenset[str]:
     chars.update(chr(c) for c in range(0xFF01, 0xFF5F))  # full-width ！，：；？ and letters
     chars.update("\u2014\u2015\u2018\u2019\u201c\u201d\u2026\u00b7\u2022\u00a0\u25cb\u203b")
     return frozenset(chars)
+
+
+@lru_cache(maxsize=1)
+def _good_table() -> dict[int, None]:
+    """str.translate table deleting the common characters (all non-ASCII, see _good_chars)."""
+    return dict.fromkeys(map(ord, _good_chars()))
 
 
 def _score_sample(text: str) -> float:
