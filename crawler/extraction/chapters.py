@@ -32,7 +32,7 @@ _HEADING_MAX = 120  # visible characters of a heading's text
 
 def chapter_wrappers(root) -> list[tuple[str, object]]:
     """[(heading text, wrapper element)] when `root` holds two or more sibling chapter wrappers, else []."""
-    text_len, _ = _text_lengths(root)
+    text_len, link_len = _text_lengths(root)
     headings = _outermost(root, lambda el: el.tag in _HEADING_TAGS)
     heading_text = {}
     for h in headings:
@@ -61,6 +61,8 @@ def chapter_wrappers(root) -> list[tuple[str, object]]:
             h = first.get(child)
             if h is None or text_len.get(child, 0) < _MIN_TEXT:
                 continue
+            if link_len.get(child, 0) > 0.5 * text_len[child]:
+                continue  # a volume of a catalogue: chapter links under a "第一卷" heading
             found.append((heading_text[h], child))
         if sum(1 for t, _ in found if CHAPTER_HEADING.search(t)) < _MIN_CHAPTERS:
             continue

@@ -26,6 +26,7 @@ _WORD_SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
 _REFERENCE = re.compile(r"\s*[\[(（【]?\s*(?:\d{1,3}|[a-z]|\*{1,3}|†)\s*[\])）】]?\s*")
 _BRACKETED = re.compile(r"\s*[\[(（【]")
 _NOTE_SHARE = 0.5  # a note box never holds most of the page's text: that is the chapter in a "note" class
+_NOTES_SHARE = 0.3  # nor do all of them together
 
 
 def _words(el) -> set[str]:
@@ -100,6 +101,10 @@ def drop_footnotes(root) -> int:
         if lst.tag in ("ol", "ul") and all(c in box_set for c in lst if isinstance(c.tag, str)) \
                 and text_len.get(lst, 0) <= _NOTE_SHARE * total:
             boxes = [b for b in boxes if b.getparent() is not lst] + [lst]
+    if sum(text_len.get(b, 0) for b in boxes) > _NOTES_SHARE * total:
+        # Notes are a small part of a chapter: when "note" boxes hold much of the page, the words
+        # name something else (Tachyons' "tl" is text-align: left, set on every paragraph).
+        boxes = []
     _remove_keeping_tails(markers)
     _remove_keeping_tails(boxes)
     return len(markers) + len(boxes)

@@ -107,6 +107,12 @@ def test_a_chapter_in_a_note_class_is_not_a_note():
     assert extract(page(body, "Chapter 45"), URL).text.split("\n") == EN
 
 
+def test_paragraphs_in_a_class_that_happens_to_say_tl_stay():
+    # Tachyons' "tl" is text-align: left; a site may set it on every paragraph.
+    body = "<div id=text>" + "".join(f"<p class='tl lh-copy'>{line}</p>" for line in EN) + "</div>"
+    assert extract(page(body, "Chapter 45"), URL).text.split("\n") == EN
+
+
 def test_plain_text_notes_and_their_marks_are_dropped():
     lines = ["（翻译：某站@某人）", EN[0] + " [1]", *EN[1:], "[1] A mill ground grain by water power.",
              "TL note: thanks for reading", "Editor: Someone"]
@@ -177,6 +183,13 @@ def test_short_sections_with_headings_are_not_chapters():
     # A sidebar of "第一章 …" teasers, each a line, is no whole work.
     teasers = "".join(f"<div><h4>第{i}章</h4><p>简介</p></div>" for i in "一二三四")
     assert extract(page(f"<div id=text>{paragraphs(ZH)}</div><div class=list>{teasers}</div>"), URL).chapters == []
+
+
+def test_volumes_of_a_catalogue_are_not_chapters():
+    links = "".join(f"<li><a href='/book/3/{i}.html'>第{i}章 某个相当长的章节标题在这里</a></li>" for i in range(1, 12))
+    volumes = "".join(f"<div class=volume><h2>第{v}卷 卷名</h2><ul>{links}</ul></div>" for v in "一二三")
+    e = extract(page(f"<div id=list>{volumes}</div>"), URL)
+    assert e.chapters == [] and e.kind == "catalogue"
 
 
 # ----------------------------------------------------------------------------- linear time
