@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import parse_qsl, urldefrag, urljoin, urlsplit
 
-from crawler.extraction.chapters import chapter_wrappers
-from crawler.extraction.furniture import drop_counters, drop_footnotes
+from crawler.extraction.chapters import chapter_wrappers, may_hold_chapters
+from crawler.extraction.furniture import drop_counters, drop_footnotes, may_hold_notes
 from crawler.extraction.lines import footnote_marks, has_site_address, is_site_line, recurring, without_marks
 from fingerprint.html import (
     BLOCK_TAGS,
     BOILERPLATE_WORDS,
     DROP_TAGS,
     XML_DECLARATION,
+    _text_lengths,
     block_text,
     drop_comments,
     drop_hidden,
@@ -154,8 +155,10 @@ _MARKER_LINE = re.compile(
 _TRAILING_MARK = re.compile(r"[（(]\s*(?:本章完|\d{1,3}\s*/\s*\d{1,3})\s*[)）]\s*$")
 _NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
-# A letter, a dot of any width (or 点), a letter, spaces allowed: the shape any site address has.
-_ADDRESS_HINT = re.compile(r"[A-Za-zＡ-Ｚａ-ｚ0-9０-９]\s{0,3}[.。．｡点點]\s{0,3}[A-Za-zＡ-Ｚａ-ｚ]")
+# A letter, a dot of any width (or 点), a letter: the shape any site address has. Spaces around
+# the dot only count in CJK text, where they hide an address; in English they end a sentence.
+_ADDRESS_HINT = re.compile(r"[A-Za-zＡ-Ｚａ-ｚ0-9０-９][.。．｡][A-Za-zＡ-Ｚａ-ｚ]")
+_SPACED_ADDRESS_HINT = re.compile(r"[A-Za-zＡ-Ｚａ-ｚ0-9０-９]\s{0,3}[.。．｡点點]\s{0,3}[A-Za-zＡ-Ｚａ-ｚ]")
 _FULL_WIDTH_LETTER = re.compile(r"[ａ-ｚＡ-Ｚ０-９．]")  # a domain written in full-width letters needs NFKC to be seen
 
 
@@ -194,8 +197,12 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     # block, where density cannot tell them apart: gone by their shape before it looks. A site
     # rule's content selector may name a "note" element itself: the operator's word wins.
     rules = selectors or Selectors()
-    if not rules.content:
-        drop_footnotes(content_root)
+    notes = not rules.content and may_hold_notes(content_root)
+    several = not rules.content and may_hold_chapters(content_root)
+    # One count of text lengths serves both passes (the chapters' thresholds do not need the notes gone).
+    lengths = _text_lengths(content_root) if notes or several else None
+    if notes:
+        drop_footnotes(content_root, lengths)
     drop_counters(content_root)
     here = urldefrag(url or "")[0]
     base = _base_url(tree, here)
@@ -206,7 +213,7 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     title = _chapter_title(tree, rules, page_title, headings)
     link_share = _link_share(tree)
     selected_next = [_absolute(_href_of(i), base) for i in _select(tree, rules.next_page)]
-    chapters = [] if rules.content else _chapters(content_root)  # before _main_text changes the tree
+    chapters = _chapters(content_root, lengths) if several else []  # before _main_text changes the tree
     raw, extractor = _main_text(tree, html, rules)  # removes the site furniture from `tree`
     part = _part(page_title, headings, raw)
     text = remove_site_lines(raw)
@@ -242,10 +249,10 @@ def remove_site_lines(text: str) -> str:
     return "\n".join(out)
 
 
-def _chapters(root) -> list[tuple[str, str]]:
+def _chapters(root, lengths) -> list[tuple[str, str]]:
     """(heading, text) of each chapter of a whole-work page; [] for a page of one chapter."""
     out = []
-    for heading, wrapper in chapter_wrappers(root):
+    for heading, wrapper in chapter_wrappers(root, lengths):
         # A copy has no parent, so the furniture pass reads the wrapper alone and leaves the page as it is.
         lines = remove_site_lines(block_text(remove_furniture(copy.deepcopy(wrapper)))).split("\n")
         if lines and " ".join(lines[0].split()) == heading:
@@ -731,7 +738,7 @@ def _clean_line(line: str) -> str:
         return ""
     wide = _FULL_WIDTH_LETTER.search(line)
     if not (_STRONG.search(line) or _DOMAIN.search(unicodedata.normalize("NFKC", line) if wide else line)
-            or _ADDRESS_HINT.search(line)):
+            or _ADDRESS_HINT.search(line) or (_CJK.search(line) and _SPACED_ADDRESS_HINT.search(line))):
         return _strip_trailing_mark(line)
     kept = []
     for sentence in _SENTENCE_END.split(line):

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 
+from lxml import etree
+
 from fingerprint.html import _outermost, _text_lengths
 
-__all__ = ["chapter_wrappers", "CHAPTER_HEADING"]
+__all__ = ["chapter_wrappers", "may_hold_chapters", "CHAPTER_HEADING"]
 
 _NUMERAL = "0-9０-９零〇○一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟"
 _NUMBER_WORDS = (
@@ -28,11 +30,22 @@ _WRAPPER_TAGS = frozenset(("div", "section", "article", "li", "td"))
 _MIN_TEXT = 150  # visible characters: a chapter (or a short one), not a teaser or a heading with a line under it
 _MIN_CHAPTERS = 2
 _HEADING_MAX = 120  # visible characters of a heading's text
+_HEADINGS = etree.XPath("count(.//h1 | .//h2 | .//h3 | .//h4 | .//h5 | .//h6)")  # in lxml's C code
 
 
-def chapter_wrappers(root) -> list[tuple[str, object]]:
-    """[(heading text, wrapper element)] when `root` holds two or more sibling chapter wrappers, else []."""
-    text_len, link_len = _text_lengths(root)
+def may_hold_chapters(root) -> bool:
+    """False when `root` has fewer headings than a whole-work page needs (most chapter pages)."""
+    return _HEADINGS(root) >= _MIN_CHAPTERS
+
+
+def chapter_wrappers(root, lengths: tuple[dict, dict] | None = None) -> list[tuple[str, object]]:
+    """[(heading text, wrapper element)] when `root` holds two or more sibling chapter wrappers, else [].
+
+    `lengths` is fingerprint.html._text_lengths(root) when the caller has it already (lengths
+    of elements removed since then do no harm: they are no longer in the tree)."""
+    if not may_hold_chapters(root):
+        return []  # a page of one chapter has one heading or none: spare the walks
+    text_len, link_len = lengths or _text_lengths(root)
     headings = _outermost(root, lambda el: el.tag in _HEADING_TAGS)
     heading_text = {}
     for h in headings:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
-from fingerprint.html import BLOCK_TAGS, _outermost, _remove_keeping_tails
+from lxml import etree
 
-__all__ = ["drop_counters", "drop_footnotes"]
+from fingerprint.html import BLOCK_TAGS, _outermost, _remove_keeping_tails, _text_lengths
+
+__all__ = ["drop_counters", "drop_footnotes", "may_hold_notes"]
 
 # A counter's whole text: digits, maybe bracketed, maybe with a short label ("评论(3)", "12 comments").
 _COUNTER = re.compile(
@@ -27,6 +29,13 @@ _REFERENCE = re.compile(r"\s*[\[(（【]?\s*(?:\d{1,3}|[a-z]|\*{1,3}|†)\s*[\])
 _BRACKETED = re.compile(r"\s*[\[(（【]")
 _NOTE_SHARE = 0.5  # a note box never holds most of the page's text: that is the chapter in a "note" class
 _NOTES_SHARE = 0.3  # nor do all of them together
+# A cheap first look, in lxml's C code: anything that could be a marker or a note box at all.
+_MAY_HOLD_NOTES = etree.XPath(
+    "boolean(.//sup | .//*[contains(translate(@class, 'NOTFLAI', 'notflai'), 'not')"
+    " or contains(translate(@id, 'NOTFLAI', 'notflai'), 'not') or contains(@class, 'tl') or contains(@class, 'tn')"
+    " or contains(@class, 'fn') or contains(@id, 'fn') or contains(@class, 'TL') or contains(@class, 'TN')"
+    " or contains(translate(@class, 'ANOTI', 'anoti'), 'annotation')])"
+)
 
 
 def _words(el) -> set[str]:
@@ -67,11 +76,18 @@ def drop_counters(root) -> int:
     return len(gone)
 
 
-def drop_footnotes(root) -> int:
-    """Remove translators' note boxes and the <sup> markers that point to them; return how many."""
-    from fingerprint.html import _text_lengths
+def may_hold_notes(root) -> bool:
+    """False when nothing under `root` could be a note or a marker (no <sup>, no such id or class)."""
+    return bool(_MAY_HOLD_NOTES(root))
 
-    text_len, _ = _text_lengths(root)
+
+def drop_footnotes(root, lengths: tuple[dict, dict] | None = None) -> int:
+    """Remove translators' note boxes and the <sup> markers that point to them; return how many.
+
+    `lengths` is fingerprint.html._text_lengths(root) when the caller has it already."""
+    if not may_hold_notes(root):
+        return 0  # most pages: no <sup>, no id or class that could name a note; spare the walks
+    text_len, _ = lengths or _text_lengths(root)
     total = text_len.get(root, 0) or 1
     targets: set[str] = set()
     markers = []
