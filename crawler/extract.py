@@ -9,6 +9,12 @@ to a real paragraph, so a prose line that merely contains a word like 阅读 sta
 page's own CSS hides (junk characters in display:none spans and the like) is removed first,
 by fingerprint.html.drop_hidden, as simtool does on files.
 
+Real sites need rules that no list of sites or phrases keeps up with; crawler.extraction holds
+them, each judged by shape: per-paragraph comment counters and translators' note boxes leave
+the tree before density looks (furniture.py); calls to action, load banners, note lines,
+addresses on any top-level domain and lines a page repeats leave the text (lines.py); and a
+page that holds a whole work gives each chapter (chapters.py, Extracted.chapters).
+
 Pure (lxml only): a spider calls `extract(response.text, response.url)`, tests call it on
 strings. Every step takes time linear in the page, whatever it holds (a megabyte of letters,
 thousands of sibling tags): patterns bound their repeats, and tree walks visit each element
