@@ -28,7 +28,8 @@ _ACTION = re.compile(
     re.I,
 )
 # Addressing the reader: a plea or a second person (an exclamation alone is the story's: "投票的意义上！").
-_ADDRESS = re.compile(r"亲|請|请|求|大家|各位|读者|讀者|书友|書友|您|你们|你們|呗|唄|\b(?:please|pls|plz|you|your|us|our)\b", re.I)
+# ("大家", "你们" also narrate: "这成了大家关注的焦点。")
+_ADDRESS = re.compile(r"亲|請|请|求|各位|读者|讀者|书友|書友|呗|唄|\b(?:please|pls|plz|you|your|us|our)\b", re.I)
 # An English sentence that opens with a verb of acting on the site is an imperative ("Leave me feedback!").
 _IMPERATIVE = re.compile(
     r"(?:^|[.!?]\s+)(?:leave|give|drop|check out|join|support|vote|rate|review|comment|subscribe|follow|share|"

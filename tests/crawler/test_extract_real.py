@@ -70,7 +70,7 @@ def test_a_call_to_action_inside_the_content_is_dropped(ad):
 
 
 @pytest.mark.parametrize("line", ["他点击了收藏，把那页书签夹好。", "“给个好评吧！”她笑着说。", "Click!",
-                                  "这太不妙了！主要是在人气投票的意义上！",
+                                  "这太不妙了！主要是在人气投票的意义上！", "这成了大家关注的焦点。",
                                   "He asked the innkeeper to share the bread and leave a lamp for the road."])
 def test_prose_about_the_same_acts_stays(line):
     assert not is_site_line(line)
