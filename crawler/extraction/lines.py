@@ -29,7 +29,9 @@ _ACTION = re.compile(
 )
 # Addressing the reader: a plea or a second person (an exclamation alone is the story's: "投票的意义上！").
 # ("大家", "你们" also narrate: "这成了大家关注的焦点。")
-_ADDRESS = re.compile(r"亲|請|请|求|各位|读者|讀者|书友|書友|呗|唄|\b(?:please|pls|plz|you|your|us|our)\b", re.I)
+_ADDRESS = re.compile(r"亲|請|请|求|各位|读者|讀者|书友|書友|呗|唄")
+# In English "you" narrates and converses too: only a plea says the site is asking.
+_PLEA = re.compile(r"\b(?:please|pls|plz|kindly)\b", re.I)
 # An English sentence that opens with a verb of acting on the site is an imperative ("Leave me feedback!").
 _IMPERATIVE = re.compile(
     r"(?:^|[.!?]\s+)(?:leave|give|drop|check out|join|support|vote|rate|review|comment|subscribe|follow|share|"
@@ -38,8 +40,14 @@ _IMPERATIVE = re.compile(
 _NARRATIVE = re.compile(
     r"[“”「」\"]|他|她|它|\b(?:he|she|his|her|him|they|them|their|said|asked)\b", re.I
 )
-_FAILED = re.compile(r"失败|失敗|错误|錯誤|异常|異常|出错|出錯|\b(?:failed|fail|error|unable|couldn't|could not|can't|cannot)\b", re.I)
-_LOADING = re.compile(r"加载|加載|载入|載入|刷新|\b(?:load|loading|loaded|refresh|reload)\b", re.I)
+# A failure to load, said as sites say it: the words next to each other ("failed to load",
+# "加载失败"), so "couldn't raise the heavy load" in a story is no banner.
+_LOAD_FAILED = re.compile(
+    r"(?:加载|加載|载入|載入)\s*(?:失败|失敗|错误|錯誤|异常|異常|出错|出錯)|请刷新|請刷新|刷新重试|刷新重試|"
+    r"\b(?:failed|fails|unable|couldn't|could not|can't|cannot|error)\s+(?:to\s+)?(?:load|loading|refresh)\b|"
+    r"\b(?:load|loading)\s+(?:failed|error)\b",
+    re.I,
+)
 # A page that says it needs another browser, device or script setting to show the text.
 _SCRIPTING = re.compile(r"javascript|\bjs\b|浏览器|瀏覽器|\bbrowser\b|ad-?block|手机版|手機版|电脑端|電腦端|客户端|客戶端", re.I)
 _ENABLE = re.compile(r"开启|開啟|启用|啟用|打开|打開|不支持|不支援|升级|升級|更换|更換|关闭|關閉|请使用|請使用|切换|切換|"
@@ -80,7 +88,7 @@ def is_site_line(line: str) -> bool:
         return False
     if _NARRATIVE.search(line):
         return False
-    if _FAILED.search(line) and _LOADING.search(line):
+    if _LOAD_FAILED.search(line):
         return True
     if _SCRIPTING.search(line) and _ENABLE.search(line):
         return True
@@ -88,7 +96,11 @@ def is_site_line(line: str) -> bool:
         return False  # a one-word line ("Click!") is a sound in the story
     if not _ACTION.search(line):
         return False
-    return bool(_ADDRESS.search(line) or (not _CJK.search(line) and _IMPERATIVE.search(line)))
+    # An imperative only counts in an exclaimed line: "Leave me feedback!", not "Support the cause? If..."
+    exclaimed = line.rstrip().endswith(("!", "！"))
+    if _CJK.search(line):
+        return bool(_ADDRESS.search(line))
+    return bool(_PLEA.search(line) or (exclaimed and _IMPERATIVE.search(line)))
 
 
 def _squeeze(text: str) -> str:
@@ -119,9 +131,15 @@ def has_site_address(sentence: str) -> bool:
     return bool(_CJK.search(squeezed) or _WEB_START.match(squeezed, m.start()) or _DIGIT.search(m.group()))
 
 
+# A line the story repeats is a sentence ("百里奚，五羊皮！", "湘云忙联道：" in a poem contest); a
+# slogan a site repeats is a phrase, without the closing mark of a sentence.
+_SENTENCE_END = re.compile(r"[。！？：；…」”』!?:;.]\s*$")
+
+
 def recurring(lines: list[str], times: int = 3) -> set[str]:
     """Short lines of words (not dialogue, not ornaments) that a page repeats `times` or more."""
-    counts = Counter(line for line in lines if 6 <= _visible(line) <= 60 and not _NARRATIVE.search(line))
+    counts = Counter(line for line in lines if 6 <= _visible(line) <= 60 and not _NARRATIVE.search(line)
+                     and not _SENTENCE_END.search(line))
     out = set()
     for line, n in counts.items():
         if n < times:

@@ -71,6 +71,8 @@ def test_a_call_to_action_inside_the_content_is_dropped(ad):
 
 @pytest.mark.parametrize("line", ["他点击了收藏，把那页书签夹好。", "“给个好评吧！”她笑着说。", "Click!",
                                   "这太不妙了！主要是在人气投票的意义上！", "这成了大家关注的焦点。",
+                                  "She couldn't raise the heavy load herself.", "Support the cause? If all the pupils help, I",
+                                  "You must have your share in the conversation, if you are speaking of music.",
                                   "He asked the innkeeper to share the bread and leave a lamp for the road."])
 def test_prose_about_the_same_acts_stays(line):
     assert not is_site_line(line)
@@ -147,6 +149,7 @@ def test_a_line_a_page_repeats_between_paragraphs_is_dropped():
     assert remove_site_lines(text).split("\n") == ZH
     assert recurring(["“嗯。”"] * 5) == set()  # a repeated line of dialogue is the story's
     assert recurring(["oooooooooooooooooooo"] * 5) == set()  # a scene break is an ornament, not a slogan
+    assert recurring(["湘云忙联道：", "百里奚，五羊皮！"] * 4) == set()  # sentences the story repeats
 
 
 # ----------------------------------------------------------------------------- whole-work pages
