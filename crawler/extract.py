@@ -165,6 +165,7 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
 # the dot only count in CJK text, where they hide an address; in English they end a sentence.
 _ADDRESS_HINT = re.compile(r"[A-Za-zＡ-Ｚａ-ｚ0-9０-９][.。．｡][A-Za-zＡ-Ｚａ-ｚ]")
 _SPACED_ADDRESS_HINT = re.compile(r"[A-Za-zＡ-Ｚａ-ｚ0-9０-９]\s{0,3}[.。．｡点點]\s{0,3}[A-Za-zＡ-Ｚａ-ｚ]")
+_LATIN_START = re.compile(r"\s{0,3}[A-Za-zＡ-Ｚａ-ｚ]")
 _FULL_WIDTH_LETTER = re.compile(r"[ａ-ｚＡ-Ｚ０-９．]")  # a domain written in full-width letters needs NFKC to be seen
 
 
@@ -747,7 +748,7 @@ def _clean_line(line: str) -> str:
             or _ADDRESS_HINT.search(line) or (_CJK.search(line) and _SPACED_ADDRESS_HINT.search(line))):
         return _strip_trailing_mark(line)
     kept = []
-    for sentence in _SENTENCE_END.split(line):
+    for sentence in _address_sentences(_SENTENCE_END.split(line)):
         if not sentence or _STRONG.search(sentence):
             continue
         # A bracketed domain is a watermark glued to a paragraph: "（笔趣阁 www.x.com）陈守义坐在…"
@@ -761,6 +762,18 @@ def _clean_line(line: str) -> str:
             sentence = _DOMAIN.sub("", sentence)
         kept.append(sentence)
     return _strip_trailing_mark("".join(kept).strip())
+
+
+def _address_sentences(sentences: list[str]) -> list[str]:
+    """`sentences` with a sentence that ends in "。" joined to the next when Latin letters go on
+    from the dot: "ｂｉｑｕｇｅ。ｘｙｚ" is one address written with a full-width dot, not two sentences."""
+    groups: list[list[str]] = []  # joined once at the end: "a。a。a。…" must not grow a string per piece
+    for s in sentences:
+        if groups and groups[-1][-1].endswith("。") and _LATIN_START.match(s):
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    return ["".join(g) for g in groups]
 
 
 def _without_bracketed_domains(text: str) -> str:

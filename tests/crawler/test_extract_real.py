@@ -134,6 +134,11 @@ def test_an_address_line_on_an_unknown_domain_is_dropped(line):
     assert remove_site_lines("\n".join([ZH[0], line, ZH[1]])).split("\n") == ZH[:2]
 
 
+def test_an_address_with_a_full_width_dot_glued_to_a_paragraph_is_cut():
+    glued = ZH[0] + "天天看书ｘｉａｏｓｈｕｏ。ｘｙｚ"
+    assert remove_site_lines("\n".join([glued, ZH[1]])).split("\n") == ZH[:2]
+
+
 @pytest.mark.parametrize("line", ["他看了看表，已经是下午三点了。", "It was the end.Then came the rain, and the river rose.",
                                   "Mr. Smith looked at Dr. Jones."])
 def test_prose_with_dots_is_not_an_address(line):
@@ -228,6 +233,8 @@ HOSTILE_LINES = {
     "many note lines": (lambda n: "\n".join(f"[{i % 999}] 注" for i in range(n // 8)) + "\n正文[1]", 20_000),
     "repeated short lines": (lambda n: "书友们的支持\n" * (n // 7), 20_000),
     "calls to action": (lambda n: "亲,点击进去,给个好评呗\n" * (n // 12), 20_000),
+    "latin after full-width dots": (lambda n: "字。a" * (n // 3), 20_000),
+    "full-width address pieces": (lambda n: "ｂ。ｘ" * (n // 3), 20_000),
 }
 
 
