@@ -36,6 +36,7 @@ from fingerprint.html import (
     BLOCK_TAGS,
     BOILERPLATE_WORDS,
     DROP_TAGS,
+    NOT_XML_CHARS,
     XML_DECLARATION,
     _text_lengths,
     block_text,
@@ -159,7 +160,6 @@ _MARKER_LINE = re.compile(
 # No leading \s*: the spaces before the mark are stripped after it goes, and a leading \s*
 # would rescan a long run of spaces from each of its positions.
 _TRAILING_MARK = re.compile(r"[（(]\s*(?:本章完|\d{1,3}\s*/\s*\d{1,3})\s*[)）]\s*$")
-_NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
 # A letter, a dot of any width (or 点), a letter: the shape any site address has. Spaces around
 # the dot only count in CJK text, where they hide an address; in English they end a sentence.
@@ -187,7 +187,7 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     stripped of its tags, and an empty page is kind "other" with no text.
     """
     html = XML_DECLARATION.sub("", html or "", count=1)  # lxml refuses str input that declares an encoding
-    html = _NOT_XML_CHARS.sub("", html)  # lxml parses them but refuses them when text is moved around
+    html = NOT_XML_CHARS.sub("", html)  # lxml parses them but refuses them when text is moved around
     if not html.strip():
         return Extracted("", "", "other")
     tree = parse_html(html)

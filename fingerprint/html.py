@@ -24,7 +24,9 @@ _KNOWN_TAG = re.compile(
     re.I,
 )
 XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.I)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # lxml refuses them in text
+# Code points lxml parses but refuses when text is moved between nodes (controls,
+# surrogates, the non-characters U+FFFE and U+FFFF): dropped before parsing.
+NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 # Elements that never hold a page's main text.
 DROP_TAGS = (
@@ -68,7 +70,7 @@ def html_to_text(html: str) -> tuple[str, dict]:
     Broken markup is tolerated; markup lxml cannot parse at all is stripped of tags instead.
     """
     html = XML_DECLARATION.sub("", html, count=1)  # lxml refuses str input that declares an encoding
-    html = _CONTROL.sub("", html)
+    html = NOT_XML_CHARS.sub("", html)
     if not html.strip():
         return "", {"title": "", "extractor": "lxml"}
     tree = parse_html(html)

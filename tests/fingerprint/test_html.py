@@ -155,3 +155,10 @@ def test_a_block_that_is_mostly_links_is_dropped_whatever_nests_inside():
 )
 def test_strip_tags(markup, expected):
     assert strip_tags(markup) == expected
+
+
+@pytest.mark.parametrize("page", ["<<?xml version='1.0' encoding='gbk'?>\ufffe",
+                                  "<html><body><p>他\uffff们</p><!-- x\ud800 --><p>说\x00话</p></body></html>"])
+def test_non_xml_code_points_are_dropped_not_raised(page):
+    text, _ = html_to_text(page)
+    assert not any(c in text for c in "\ufffe\uffff\ud800\x00")
