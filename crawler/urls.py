@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache, wraps
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
@@ -25,6 +26,20 @@ MAX_SEGMENT_REPEATS = 3
 MAX_PATH_DEPTH = 12
 
 
+def _remembered(fn):
+    """`fn` keeping its last answers: pages of a site repeat the same links (navigation, previous and
+    next chapter, the catalogue), each parsed once. A URL longer than a link the spider follows is
+    not kept, so a hostile page's megabyte-long links cannot fill the memory."""
+    cached = lru_cache(maxsize=1024)(fn)
+
+    @wraps(fn)
+    def wrapper(url: str) -> str:
+        return cached(url) if len(url) <= 4 * MAX_URL_LENGTH else fn(url)
+
+    return wrapper
+
+
+@_remembered
 def normalize_url(url: str) -> str:
     """One spelling per page: lower-case scheme and host, no default port, no fragment,
     no session or tracking parameters, query sorted.
@@ -43,6 +58,7 @@ def normalize_url(url: str) -> str:
     return canonicalize_url(urlunsplit((scheme, netloc, path, query, "")), keep_fragments=False)
 
 
+@_remembered
 def trap_reason(url: str) -> str:
     """Why a URL is not worth following on its shape alone, or "" when it may be."""
     if len(url) > MAX_URL_LENGTH:
@@ -58,6 +74,7 @@ def trap_reason(url: str) -> str:
     return ""
 
 
+@_remembered
 def url_pattern(url: str) -> str:
     """The shape of a URL: host, path with every run of digits as N, and the query's keys.
 
