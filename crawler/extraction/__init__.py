@@ -1,1 +1,1 @@
-"""General rules the crawler's extractor applies to real pages: furniture in the tree, site lines, chapters."""
+"""The crawler's extractor in modules: general rules it applies to real pages (furniture in the tree, site lines, chapters) and its own steps (density, titles, parts, links, sitelines, selection, letters), which crawler.extract puts together."""
