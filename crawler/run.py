@@ -48,6 +48,8 @@ def crawl_settings(settings: Settings, sites: Sequence[SiteRules], limits: Crawl
         TRACKER_SETTINGS: settings, PROCESS_PAGES: process, JOB: job, "LOG_LEVEL": log_level,
         **frontier_settings(settings, job),
     }
+    if settings.extract_processes >= 0:
+        out["FPT_EXTRACT_PROCESSES"] = settings.extract_processes
     if settings.redis_url:
         # Shared frontier: a crawler holds only the requests it is fetching, and leaves the rest
         # in Redis for the others (Scrapy would otherwise pull CONCURRENT_REQUESTS of them at once).

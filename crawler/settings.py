@@ -24,7 +24,10 @@ COOKIES_ENABLED = False
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False  # no control port on a crawler that reads hostile pages
 
-# Safety: bounded responses, time and retries; breadth first so catalogues come before deep chains.
+# Safety: bounded responses, time and retries; breadth first so catalogues come before deep chains
+# (DEPTH_PRIORITY), and within one depth the last links first: catalogues list the newest chapters,
+# the most copied, last, and a slow page at the end of a long catalogue is waited for while the
+# others are fetched, not after them.
 DOWNLOAD_MAXSIZE = 4 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 1024 * 1024
 DOWNLOAD_TIMEOUT = 30
@@ -32,8 +35,8 @@ RETRY_ENABLED = True
 RETRY_TIMES = 2
 DEPTH_LIMIT = 6
 DEPTH_PRIORITY = 1
-SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
-SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleLifoDiskQueue"
+SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.LifoMemoryQueue"
 URLLENGTH_LIMIT = 2000
 REDIRECT_MAX_TIMES = 5
 HTTPERROR_ALLOW_ALL = False
@@ -51,7 +54,12 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.encoding.EncodingMiddleware": 560,  # after decompression (590), before the spider sees text
     "crawler.middlewares.conditional.ConditionalMiddleware": 580,  # If-None-Match for pages already stored
     "crawler.middlewares.render.RenderMiddleware": 555,  # on decoded text, before Retry (550): does a script write the chapter?
+    "crawler.middlewares.extract.ExtractMiddleware": 540,  # the page as the spider gets it, in a worker process
 }
+# Worker processes that extract pages while the crawl fetches others (crawler.middlewares.extract);
+# None: one fewer than the cores (at most 4), 0: extract in the crawl's own process. Set from the
+# tracker's FPT_EXTRACT_PROCESSES by crawler.run.
+FPT_EXTRACT_PROCESSES = None
 
 # Pages whose chapter a script writes are rendered in the system's chromium (crawler.render):
 # scrapy-playwright's handler, started only when a page needs it; other requests take

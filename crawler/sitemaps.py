@@ -41,6 +41,22 @@ def robots_sitemaps(robots: bytes, base_url: str) -> list[str]:
     return list(dict.fromkeys(found))[:MAX_SITEMAPS]
 
 
+def parser_sitemaps(parser: object, base_url: str) -> list[str]:
+    """The sitemap URLs named in a robots.txt that Scrapy's robots middleware parsed (its
+    robots_parsed signal gives the parser, not the body): Protego's `sitemaps`, or the
+    standard library parser's `site_maps()`; absolute, in order, once each."""
+    rp = getattr(parser, "rp", None)
+    found = getattr(rp, "sitemaps", None)
+    if found is None and callable(getattr(rp, "site_maps", None)):
+        found = rp.site_maps()
+    urls = []
+    for u in found or ():
+        url = urljoin(base_url, str(u).strip())
+        if urlsplit(url).scheme in ("http", "https"):
+            urls.append(url)
+    return list(dict.fromkeys(urls))[:MAX_SITEMAPS]
+
+
 def default_sitemaps(url: str) -> list[str]:
     """Where a site keeps its sitemap when robots.txt does not say: /sitemap.xml at its root."""
     return [urljoin(url, p) for p in DEFAULT_PATHS]

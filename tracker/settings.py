@@ -37,6 +37,9 @@ class Settings:
     pinyin_sample: int = 8  # FPT_PINYIN_SAMPLE
     max_attempts: int = 5  # FPT_MAX_ATTEMPTS: a failing page is retried this many times
     recrawl_hour: int = 3  # FPT_RECRAWL_HOUR: daily re-crawl and report time (UTC hour)
+    # FPT_EXTRACT_PROCESSES: processes that extract crawled pages beside the crawl
+    # (-1: one fewer than the cores, at most 4; 0: extract in the crawl's own process)
+    extract_processes: int = -1
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -76,6 +79,8 @@ class Settings:
         s.engine_config()  # validates the thresholds
         if s.winnow_sample < 1 or s.pinyin_sample < 1:
             raise SettingsError("FPT_WINNOW_SAMPLE and FPT_PINYIN_SAMPLE must be at least 1")
+        if s.extract_processes < -1:
+            raise SettingsError("FPT_EXTRACT_PROCESSES must be -1 (one fewer than the cores), 0 or more")
         return s
 
     def to_env(self) -> dict[str, str]:

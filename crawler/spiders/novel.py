@@ -52,11 +52,13 @@ from ..extract import Extracted, extract, is_chapter_text
 from ..items import PageItem
 from ..middlewares.conditional import CONDITIONAL, made_by
 from ..middlewares.encoding import FORCE_ENCODING, SITE
+from ..middlewares.extract import EXTRACTED, WORKER_DIED
 from ..middlewares.truncated import REASON as TRUNCATED
 from ..middlewares.truncated import TruncatedResponse
 from ..render import NEEDS_BROWSER, NeedsBrowser
 from ..rules import SiteRules, host_of, make_rules, rules_for_urls
-from ..sitemaps import MAX_SITEMAPS, MAX_URLS, SitemapError, default_sitemaps, read_sitemap, robots_sitemaps
+from ..sitemaps import (MAX_SITEMAPS, MAX_URLS, SitemapError, default_sitemaps, parser_sitemaps, read_sitemap,
+                        robots_sitemaps)
 from ..urls import MAX_URL_LENGTH, PatternBudget, normalize_url, trap_reason
 
 RECEIVED = "fpt_received"  # bytes of the body received so far (how a cancelled download is told apart)
@@ -64,6 +66,7 @@ PARTS = "fpt_parts"  # [(url, title, text), ...] of the parts of a split chapter
 FLUSH = "fpt_flush"  # URLs of lone later parts to store on their own now (see _on_idle)
 ROOT = "fpt_root"  # the site root whose robots.txt a request asks for
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
+_HTML_TYPES = ("", *(t for t in TEXT_TYPES if t != "text/plain"))  # what extract() reads (no type: sniffed as HTML)
 MAX_PARTS = 30
 JOINED_TO_FIRST = "later part of a split chapter (joined to its first part)"
 # Keys of spider.state, which Scrapy keeps in the job folder across a pause (SpiderState).
@@ -96,6 +99,7 @@ class NovelSpider(scrapy.Spider):
         self.state: dict[str, Any] = {}  # replaced by the saved one when a paused job resumes
         self._sitemaps: dict[str, int] = {}  # per site: sitemaps requested
         self._sitemap_urls: dict[str, int] = {}  # per site: URLs taken from its sitemaps
+        self._robots_read: set[str] = set()  # site roots whose robots.txt gave its sitemaps
 
     @classmethod
     def from_crawler(cls, crawler, *args: Any, **kwargs: Any):
@@ -106,6 +110,7 @@ class NovelSpider(scrapy.Spider):
         crawler.signals.connect(spider._on_bytes, signal=signals.bytes_received)
         crawler.signals.connect(spider._on_dropped, signal=signals.request_dropped)
         crawler.signals.connect(spider._on_error, signal=signals.spider_error)
+        crawler.signals.connect(spider._on_robots, signal=signals.robots_parsed)
         return spider
 
     # ---- requests ------------------------------------------------------------
@@ -115,6 +120,10 @@ class NovelSpider(scrapy.Spider):
             roots = list(dict.fromkeys(normalize_url(urljoin(u, "/")) for u in site.start_urls))
             for root in roots:
                 # robots.txt names the sitemaps; /sitemap.xml is read too when it does not list it.
+                # When the site's robots.txt is obeyed, Scrapy's robots middleware fetches it anyway
+                # and its robots_parsed signal brings the sitemaps (see _on_robots): fetched once.
+                if self._obeys_robots(site):
+                    continue
                 yield self._request(urljoin(root, "/robots.txt"), site, self.parse_robots,
                                     errback=self.sitemap_failed, priority=20, depth_reset=True,
                                     dont_obey_robotstxt=True, handle_httpstatus_all=True, **{ROOT: root})
@@ -296,9 +305,19 @@ class NovelSpider(scrapy.Spider):
         return PageItem(url=url, site=site.name, title=title, text="\n".join(t for _, _, t in parts),
                         parts=[u for u, _, _ in parts], depth=int(meta.get("depth", 0)), **kw)
 
+    def extraction_job(self, request: Request, response: Response) -> tuple[str, str, Any] | None:
+        """The arguments of extract() for a response this spider will extract, else None.
+
+        crawler.middlewares.extract runs them in a worker process ahead of the callback."""
+        if request.callback not in (self.parse, self.parse_part) or request.meta.get(SITE) not in self.sites:
+            return None
+        if not isinstance(response, TextResponse) or _content_type(response) not in _HTML_TYPES:
+            return None
+        return response.text, response.url, self._site(request.meta).selectors
+
     def _extract(self, response: Response, site: SiteRules) -> Extracted | None:
         """The page's extraction, or None (counted as skipped) when it is not a text page."""
-        ctype = response.headers.get(b"Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
+        ctype = _content_type(response)
         if not isinstance(response, TextResponse) or (ctype and ctype not in TEXT_TYPES):
             count(self.crawler.stats, site.name, "skipped", f"not a web page ({ctype or 'binary data'})")
             return None
@@ -307,12 +326,20 @@ class NovelSpider(scrapy.Spider):
             kind = "chapter" if is_chapter_text(text) else "other"
             return Extracted(title="", text=text, kind=kind, next_part=None, part=None, links=[],
                              chapter_links=[], extractor="plain text")
-        try:
-            return extract(response.text, response.url, site.selectors)
-        except Exception as e:  # a parser bug on one hostile page must not stop the crawl
-            self.logger.warning("cannot extract %s: %s", response.url, e)
-            count(self.crawler.stats, site.name, "failed", f"extraction error: {type(e).__name__}")
-            return None
+        done = response.meta.pop(EXTRACTED, None)
+        if done is not None and done[0] == response.url:  # extracted in a worker process
+            result = done[1]
+        else:
+            try:
+                result = extract(response.text, response.url, site.selectors)
+            except Exception as e:  # a parser bug on one hostile page must not stop the crawl
+                result = type(e).__name__
+        if isinstance(result, Extracted):
+            return result
+        reason = result if result == WORKER_DIED else f"extraction error: {result}"
+        self.logger.warning("cannot extract %s: %s", response.url, reason)
+        count(self.crawler.stats, site.name, "failed", reason)
+        return None
 
     # ---- failures ---------------------------------------------------------------
 
@@ -337,6 +364,25 @@ class NovelSpider(scrapy.Spider):
         found = robots_sitemaps(response.body, root) if response.status == 200 else []
         wanted = found + [u for u in default_sitemaps(root) if u not in found]
         yield from self._sitemap_requests(site, wanted)
+
+    def _obeys_robots(self, site: SiteRules) -> bool:
+        crawler = getattr(self, "crawler", None)
+        return bool(crawler is not None and crawler.settings.getbool("ROBOTSTXT_OBEY") and site.obey_robots)
+
+    def _on_robots(self, robotparser, request: Request, **_: Any) -> None:
+        """Scrapy's robots middleware read a host's robots.txt: request the sitemaps it names (or
+        /sitemap.xml), once per site root, as parse_robots does for sites whose robots.txt is not obeyed."""
+        name = request.meta.get(SITE)
+        if name not in self.sites:
+            return
+        root = normalize_url(urljoin(request.url, "/"))
+        if root in self._robots_read:
+            return
+        self._robots_read.add(root)
+        found = parser_sitemaps(robotparser, root)
+        wanted = found + [u for u in default_sitemaps(root) if u not in found]
+        for req in self._sitemap_requests(self.sites[name], wanted):
+            self.crawler.engine.crawl(req)
 
     def parse_sitemap(self, response: Response, **_: Any) -> Iterator[Request]:
         """A sitemap: its pages go into the crawl at depth 1, an index's sitemaps are read in turn."""
@@ -467,6 +513,10 @@ class NovelSpider(scrapy.Spider):
         # Scrapy cancels a body that grows past DOWNLOAD_MAXSIZE (no Content-Length to refuse it by)
         # with a bare DownloadCancelledError; the byte count is what tells it from a lost connection.
         request.meta[RECEIVED] = request.meta.get(RECEIVED, 0) + len(data)
+
+
+def _content_type(response: Response) -> str:
+    return response.headers.get(b"Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
 
 
 def _header(response: Response, name: bytes) -> str:

@@ -63,6 +63,8 @@ def test_every_chapter_of_a_layout_is_stored_with_its_text_and_matched(registere
     assert run.counts.get("failed", 0) == 0
     if layout == "sitemap":
         assert run.counts["sitemaps"] == 2 and run.counts["sitemap URLs"] == len(CHAPTERS) + 1
+    # robots.txt is read once, by Scrapy's robots middleware, whose parser also gives the sitemaps
+    assert [h.path for h in site.hits].count("/robots.txt") == 1
     if layout == "split":
         joined = stored["/b/9/2.html"]
         assert joined.meta["parts"] == 3 and run.counts["parts joined"] == 2

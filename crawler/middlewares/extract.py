@@ -1,0 +1,109 @@
+"""Extract pages in worker processes, so the crawl uses every core.
+
+Scrapy runs on one thread: while a callback parses a page, no response is read and
+no request is sent. Extraction (crawler.extract: parse, CSS visibility, density,
+links, site lines) is most of a crawl's CPU, so this downloader middleware hands it
+to a pool of worker processes (FPT_EXTRACT_PROCESSES, default: one fewer than the
+cores, at most 4; 0 extracts in the crawl's own process) and the reactor goes on
+with other downloads meanwhile. The result rides on the response's meta
+(EXTRACTED); the spider uses it when it is there and extracts in-process otherwise,
+so a spider run without this middleware (tests, tools) behaves the same.
+
+A worker that dies on a page (out of memory on a hostile one, killed) costs that
+page only: it is extracted no more, counted as failed with the reason, and the
+pool is started afresh for the next pages.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from scrapy import signals
+from scrapy.http import Response
+
+from ..extract import Selectors, extract
+
+__all__ = ["EXTRACTED", "WORKER_DIED", "ExtractMiddleware", "default_processes"]
+
+log = logging.getLogger(__name__)
+
+EXTRACTED = "fpt_extracted"  # meta: (url, Extracted) or (url, "ExceptionName") from a worker
+WORKER_DIED = "extraction process died"
+MAX_PROCESSES = 4
+
+
+def default_processes() -> int:
+    """One fewer than the cores this process may use (the crawl itself keeps one), at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(0, min(MAX_PROCESSES, cores - 1))
+
+
+def _ignore_interrupt() -> None:
+    # Ctrl-C goes to the whole process group: the crawl pauses on it, the workers must not die of it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _extract(html: str, url: str, selectors: Selectors | None) -> Any:
+    try:
+        return extract(html, url, selectors)
+    except Exception as e:  # the spider counts it as an extraction error, as when it extracts itself
+        return type(e).__name__
+
+
+class ExtractMiddleware:
+    """process_response: extract the spider's text pages in the worker pool."""
+
+    def __init__(self, processes: int, crawler=None):
+        self.processes = processes
+        self.crawler = crawler
+        self.pool: ProcessPoolExecutor | None = None
+        if processes > 0:
+            self._start()
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        value = crawler.settings.get("FPT_EXTRACT_PROCESSES")
+        processes = default_processes() if value in (None, "") else max(0, int(value))
+        mw = cls(processes, crawler)
+        crawler.signals.connect(mw.close, signal=signals.spider_closed)
+        return mw
+
+    def _start(self) -> None:
+        # Forked now, while the crawl has no other threads (the workers then hold no lock another
+        # thread had taken), and made to start at once: the first pages do not wait for them.
+        self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("fork"),
+                                        initializer=_ignore_interrupt)
+        for _ in range(self.processes):
+            self.pool.submit(int)
+
+    def close(self, *_: Any, **__: Any) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+    async def process_response(self, request, response: Response, spider=None):
+        if self.pool is None or not 200 <= response.status < 300:
+            return response
+        spider = getattr(self.crawler, "spider", None) or spider  # Scrapy 2.13+ passes no spider here
+        job = getattr(spider, "extraction_job", None)
+        args = job(request, response) if job is not None else None
+        if args is None:
+            return response
+        try:
+            result = await asyncio.wrap_future(self.pool.submit(_extract, *args))
+        except BrokenProcessPool:
+            log.warning("the extraction process died on %s; extracting the next pages in a new one", response.url)
+            self.close()
+            self._start()
+            result = WORKER_DIED
+        request.meta[EXTRACTED] = (response.url, result)  # response.meta is this dict, once Scrapy links them
+        return response
