@@ -157,7 +157,8 @@ def render_rows(chs: list[tuple[str, str]], concurrency: int, base_env: dict[str
             env = {**base_env, "FPT_HOME": f"{tmp}/render-{kinds[0]}"}
             seconds, out, peak = timed_with_memory(cmd, env)
             r = json.loads(out)
-            rows.append((f"{name}; peak memory of the browser processes {peak:.0f} MiB", r["fetched"], r["chapters"],
+            rows.append((f"{name}; peak memory of the processes it started (browser, driver, extraction "
+                         f"workers) {peak:.0f} MiB", r["fetched"], r["chapters"],
                          seconds))
     return rows
 

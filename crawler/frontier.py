@@ -49,7 +49,8 @@ def job_dir(settings: Settings, job: str) -> Path:
 
 def redis_keys(settings: Settings, job: str) -> dict[str, str]:
     base = f"{settings.redis_prefix}crawl:{check_job(job)}"
-    return {"requests": f"{base}:requests", "seen": f"{base}:seen", "crawlers": f"{base}:crawlers"}
+    return {"requests": f"{base}:requests", "seen": f"{base}:seen", "crawlers": f"{base}:crawlers",
+            "held": f"{base}:held", "joined": f"{base}:held:joined"}
 
 
 def frontier_settings(settings: Settings, job: str) -> dict[str, Any]:
@@ -65,6 +66,7 @@ def frontier_settings(settings: Settings, job: str) -> dict[str, Any]:
             "SCHEDULER_DUPEFILTER_KEY": keys["seen"],
             "DUPEFILTER_KEY": keys["seen"],
             "REDIS_URL": settings.redis_url,
+            "FPT_HELD_KEY": keys["held"],  # crawler.extensions.heldparts: held parts kept across a pause
         }
     return {"JOBDIR": str(job_dir(settings, job))}
 
@@ -75,7 +77,7 @@ def clear_frontier(settings: Settings, job: str) -> None:
         from tracker.redis_index import connect
 
         keys = redis_keys(settings, job)
-        connect(settings.redis_url).delete(keys["requests"], keys["seen"])
+        connect(settings.redis_url).delete(keys["requests"], keys["seen"], keys["held"], keys["joined"])
     else:
         shutil.rmtree(job_dir(settings, job), ignore_errors=True)
 
@@ -86,7 +88,7 @@ def pending(settings: Settings, job: str) -> bool:
         from tracker.redis_index import connect
 
         keys = redis_keys(settings, job)
-        return bool(connect(settings.redis_url).exists(keys["requests"], keys["seen"]))
+        return bool(connect(settings.redis_url).exists(keys["requests"], keys["seen"], keys["held"]))
     return job_dir(settings, job).is_dir()
 
 

@@ -78,6 +78,7 @@ PLAYWRIGHT_ABORT_REQUEST = "crawler.render.abort_request"  # no images, media or
 PLAYWRIGHT_LAUNCH_OPTIONS = {"headless": True}  # the executable is found when the browser starts (FPT_CHROMIUM or PATH)
 EXTENSIONS = {
     "crawler.extensions.sitestats.SiteStats": 500,
+    "crawler.extensions.heldparts.HeldParts": 510,  # only with a Redis frontier (FPT_HELD_KEY)
 }
 # The order pages go through, in numbers: check, then store (and queue for matching).
 ITEM_PIPELINES = {

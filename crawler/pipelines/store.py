@@ -68,6 +68,8 @@ class StorePipeline:
             # The same page under another site name (a site added with rules after an ad-hoc crawl):
             # matched again so that its matches carry the new name too.
             changed = True
+        if len(item.parts) > 1:
+            self._supersede(item)
         if changed or stored.status == "queued":
             count(self.stats, item.site, "stored")
             self.queued.append((stored.key, item.site))
@@ -76,6 +78,17 @@ class StorePipeline:
         else:
             count(self.stats, item.site, "unchanged")
         return item
+
+    def _supersede(self, item) -> None:
+        """A later part stored on its own by an earlier crawl (no chain reached it then) is now
+        inside this joined chapter: the lone page goes, so the copy is reported once. Kept when
+        someone already reviewed one of its matches."""
+        for url in item.parts[1:]:
+            try:
+                if self.ctx.store.delete_page(url):
+                    count(self.stats, item.site, "lone parts superseded")
+            except StoreError as e:
+                log.error("cannot remove the lone part %s: %s", url, e)
 
     def _site_of(self, key: str) -> str | None:
         from tracker.store import NotFound

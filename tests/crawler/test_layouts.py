@@ -3,11 +3,14 @@ stored with its text and matched to its original, every request is accounted for
 second crawl of an unchanged site costs 304s, not bodies."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import fptrack_samples
 from web.demo_site import chapters_from_folder
 from tracker.context import Context
+from tracker.store import NotFound
 
 from .layout_sites import INLINE_MARK, LAYOUTS, MARKS, LayoutSite, lines_of
 from .test_crawl_site import crawl, registered  # noqa: F401 - the fixture and the command
@@ -136,3 +139,23 @@ def test_new_extraction_rules_fetch_the_pages_in_full_once(registered, tmp_path)
         assert not any(h.conditional for h in site.hits[before:middle] if h.path in chapters)
         assert all(h.status == 304 for h in site.hits[middle:] if h.path in chapters)
     assert changed["not modified"] == 0 and again["not modified"] == len(chapters)
+
+
+def test_a_lone_part_stored_alone_goes_when_a_later_crawl_joins_it_to_its_chapter(registered):  # noqa: F811
+    with LayoutSite("split", CHAPTERS) as site:
+        crawl(registered, site.url + "/")
+        ctx = Context(registered)
+        lone = site.url + "/b/9/3_2.html"
+        assert ctx.store.get_page(lone).meta["parts"] == 1 and ctx.store.count_matches(page=lone) >= 1
+        # the site now chains part 1 of chapter 3 to its part 2
+        first = site.pages["/b/9/3.html"]
+        site.pages["/b/9/3.html"] = dataclasses.replace(first, body=first.body.replace(
+            b"</body>", "<a href='/b/9/3_2.html'>下一页</a></body>".encode()))
+        result = crawl(registered, site.url + "/")
+    joined = ctx.store.get_page(site.url + "/b/9/3.html")
+    assert joined.meta["parts"] == 2 and lone in joined.meta["part_urls"].split()
+    with pytest.raises(NotFound):
+        ctx.store.get_page(lone)
+    assert ctx.store.count_matches(page=lone) == 0  # the copy is reported once, on the joined page
+    assert run_of(ctx, result["site"]).counts["lone parts superseded"] == 1
+    ctx.close()

@@ -272,6 +272,20 @@ class StoreContract:
         assert (p.status, p.reason, p.attempts) == ("done", "", 2)
         assert is_aware_utc(p.updated_at)
 
+    def test_delete_page_removes_it_with_its_new_matches_but_not_reviewed_ones(self, store):
+        for key in ("lone", "reviewed", "other"):
+            store.upsert_page(page(key))
+            store.upsert_match(match(key))
+        store.set_match_status("reviewed", "山城旧事/第一章", "takedown-sent", by="ann")
+        assert store.delete_page("lone") is True
+        with pytest.raises(NotFound):
+            store.get_page("lone")
+        assert store.count_matches(page="lone") == 0
+        assert store.delete_page("reviewed") is False  # someone acted on its match: kept, for the record
+        assert store.get_page("reviewed") and store.count_matches(page="reviewed") == 1
+        assert store.delete_page("missing") is False
+        assert store.get_page("other") and store.count_matches(page="other") == 1
+
     def test_set_page_status_rejects_bad_status_and_missing_page(self, store):
         store.upsert_page(page("k"))
         with pytest.raises(ValueError) as e:

@@ -236,6 +236,12 @@ class Store(ABC):
         return page.etag, page.last_modified
 
     @abstractmethod
+    def delete_page(self, key: str) -> bool:
+        """Remove a page that another stands for (a lone part of a chapter later stored joined),
+        with its matches, unless someone reviewed one of them (any status but "new"): then the
+        page and its matches stay, for the record. True when it was removed."""
+
+    @abstractmethod
     def set_page_status(self, key: str, status: str, reason: str = "") -> None:
         """Record the outcome of processing (counts an attempt). Raises NotFound, ValueError for a bad status."""
 

@@ -465,6 +465,13 @@ class MongoStore(Store):
         return self._iter(cursor, _page)
 
     @_guarded
+    def delete_page(self, key: str) -> bool:
+        if self._matches.find_one({"page": key, "status": {"$ne": "new"}}, {"_id": 1}) is not None:
+            return False
+        self._matches.delete_many({"page": key})
+        return self._pages.delete_one({"key": key}).deleted_count > 0
+
+    @_guarded
     def set_page_status(self, key: str, status: str, reason: str = "") -> None:
         check_status(status, PAGE_STATUSES, "page status")
         r = self._pages.update_one({"key": key}, {"$set": {"status": status, "reason": reason, "updated_at": now()},

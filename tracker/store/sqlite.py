@@ -570,6 +570,14 @@ class SQLiteStore(Store):
         return self._iter(keys_sql, args, rows_sql, args, lambda r: r["key"], _page)
 
     @_guarded
+    def delete_page(self, key: str) -> bool:
+        with self._write() as c:
+            if c.execute("SELECT 1 FROM matches WHERE page = ? AND status != 'new' LIMIT 1", (key,)).fetchone():
+                return False
+            c.execute("DELETE FROM matches WHERE page = ?", (key,))
+            return c.execute("DELETE FROM pages WHERE key = ?", (key,)).rowcount > 0
+
+    @_guarded
     def set_page_status(self, key: str, status: str, reason: str = "") -> None:
         check_status(status, PAGE_STATUSES, "page status")
         with self._write() as c:
