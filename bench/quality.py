@@ -142,12 +142,14 @@ def alt_pages(corpus: Path, registered: dict[str, Novel], every: int) -> list[Pa
 
 
 def corpus_overlaps(pages: list[Page], sources: dict[str, Source], originals: list[Source],
-                    n: int = 8, min_shared: int = 100) -> dict[tuple[str, str], int]:
+                    n: int = 8, min_shared: int = 30) -> dict[tuple[str, str], int]:
     """(page, original) pairs, not in the ground truth, whose undisguised source chapters
-    already share a passage of about `min_shared` characters or more with that original in
-    the corpus itself (e.g. a passage of 红楼梦 第一二零回 that this edition also has in
-    第五十五回). Such a page does hold text of the original, so these pairs are counted
-    neither as misses nor as false positives; they are listed instead."""
+    already share `min_shared` character 8-grams or more with that original in the corpus
+    itself (a passage of 40 characters or so, the engine's smallest copy, EngineConfig.min_copied;
+    e.g. the travel pass of 西游记 第二十九回 that 第五十七回 quotes again, or a passage of 红楼梦
+    第一二零回 that this edition also has in 第五十五回). Such a page does hold text of the
+    original, so these pairs are counted neither as misses nor as false positives; they are
+    listed instead."""
     import numpy as np
 
     from bench.baseline import ngram_hashes

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
+from .coverage import join_substituted, measure, sentence_starts
 from .evidence import Run, SortedHashes, align, covered
 from .hashing import kgram_hashes
 from .initials import InitialsFingerprint, InitialsParams
@@ -46,16 +47,26 @@ class EngineConfig:
     initials: InitialsParams = InitialsParams()
     # verdict
     min_run: int = 20  # units: shorter shared runs are stock phrases
-    min_copied: int = 60  # units copied in all, at least
-    min_containment: float = 0.05  # share of the original found in the page
+    min_copied: int = 40  # units copied in all, at least
+    min_containment: float = 0.015  # share of the original found in the page
     min_page_share: float = 0.3  # or share of the page copied from the original
     min_long_run: int = 150  # or one copied passage at least this long, whatever its share
+    # verdict of a copy, from the share of the original the page carries (containment) and the
+    # share of the page that is the original's (page_share), both on the alignment of the two:
+    #   duplicate: containment >= whole_share and page_share >= whole_share (the page is the chapter)
+    #   contains:  containment >= whole_share (the whole chapter, and other material)
+    #   part:      containment >= part_share (a large share of the chapter)
+    #   excerpt:   less
+    whole_share: float = 0.8
+    part_share: float = 0.25
 
     def __post_init__(self):
         if self.winnow_units not in ("syllables", "characters"):
             raise ParameterError(f"winnow_units must be syllables or characters, got {self.winnow_units!r}")
         if self.min_run < self.winnow.k:
             raise ParameterError(f"min_run ({self.min_run}) must be at least the k-gram length ({self.winnow.k})")
+        if not 0.0 < self.part_share < self.whole_share <= 1.0:
+            raise ParameterError(f"need 0 < part_share < whole_share <= 1, got {self.part_share} and {self.whole_share}")
         for name in ("min_containment", "min_page_share"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
@@ -87,6 +98,11 @@ class Prepared:
     def sorted_kgrams(self) -> SortedHashes:
         """The k-gram hashes sorted once, for verifying this text against many originals."""
         return SortedHashes.of(self.kgrams)
+
+    @cached_property
+    def sentence_starts(self) -> np.ndarray:
+        """First unit of each sentence, for coverage (fingerprint.coverage)."""
+        return sentence_starts(self.text, self.unit_start)
 
     @property
     def units(self) -> int:
@@ -148,13 +164,13 @@ def channel_scores(page: Prepared, original: Prepared) -> dict[str, float]:
 def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfig()) -> Judgement:
     """Decide whether `page` copies `original`, with scores and copied passages."""
     k = config.winnow.k
-    runs = align(original.kgrams, page.sorted_kgrams, k, min_run=config.min_run, max_gap=k)
+    # Anchors: shared k-gram runs, joined across text substituted in place (fingerprint.coverage).
+    raw = align(original.kgrams, page.sorted_kgrams, k, min_run=k, max_gap=k)
+    runs = join_substituted(raw, max_gap=4 * k, min_run=config.min_run, slack=k // 2)
     o_cov = covered(runs, "original")
     p_cov = covered(runs, "page")
     containment = o_cov / original.units if original.units else 0.0
     page_share = p_cov / page.units if page.units else 0.0
-    total = original.units + page.units
-    similarity = (o_cov + p_cov) / total if total else 0.0
     scores = channel_scores(page, original)
     scores["winnow"] = containment
     scores["winnow_page"] = page_share
@@ -166,6 +182,13 @@ def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfi
         or page_share >= config.min_page_share
         or longest >= config.min_long_run
     )
+    if is_copy:  # what the page carries, shuffled and reworded passages included
+        cov = measure(runs, _units(original, config), _units(page, config), config.winnow.seed,
+                      original.sentence_starts, page.sentence_starts)
+        containment, page_share = cov.containment, cov.page_share
+        o_cov, p_cov = cov.original_units, cov.page_units
+    total = original.units + page.units
+    similarity = (o_cov + p_cov) / total if total else 0.0
     spans = []
     for r in runs:
         ps, pe = page.raw_span(r.p_start, r.p_end)
@@ -179,20 +202,36 @@ def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfi
         page_share=round(page_share, 4),
         scores={name: v if isinstance(v, int) else round(v, 4) for name, v in scores.items()},
         spans=spans,
-        verdict=verdict(containment, page_share, is_copy),
+        verdict=verdict_for(containment, page_share, is_copy, config),
     )
     return Judgement(match=match, runs=runs, is_copy=is_copy)
 
 
-def verdict(containment: float, page_share: float, is_copy: bool) -> str:
-    """A word for the relation: duplicate, contains (page holds all of it and more),
-    part (page is part of it), excerpt, or different."""
+VERDICTS = ("duplicate", "contains", "part", "excerpt", "different")
+
+
+def _units(p: Prepared, config: EngineConfig) -> np.ndarray:
+    return p.sounds.units if config.winnow_units == "syllables" else p.normalized.tokens
+
+
+def verdict_for(containment: float, page_share: float, is_copy: bool, config: EngineConfig = EngineConfig()) -> str:
+    """A word for the relation (see EngineConfig.whole_share): duplicate (the page is the
+    chapter, in any order or disguise), contains (the whole chapter and other material), part
+    (a large share of it), excerpt (a small share), or different (not a copy)."""
     if not is_copy:
         return "different"
-    if containment >= 0.9 and page_share >= 0.9:
-        return "duplicate"
-    if containment >= 0.9:
-        return "contains"
-    if page_share >= 0.9:
-        return "part"
-    return "excerpt"
+    if containment >= config.whole_share:
+        return "duplicate" if page_share >= config.whole_share else "contains"
+    return "part" if containment >= config.part_share else "excerpt"
+
+
+def verdict_reason(containment: float, page_share: float, verdict: str, config: EngineConfig = EngineConfig()) -> str:
+    """Why a match has its verdict, in words, with the thresholds (for reports and evidence)."""
+    c, p = f"{containment:.0%} of the chapter", f"{page_share:.0%} of the page"
+    whole, part = f"{config.whole_share:.0%}", f"{config.part_share:.0%}"
+    return {
+        "duplicate": f"duplicate: the page carries {c} and the chapter is {p} (both at least {whole})",
+        "contains": f"contains: the page carries {c} (at least {whole}); the chapter is only {p}",
+        "part": f"part: the page carries {c} (at least {part}, under {whole})",
+        "excerpt": f"excerpt: the page carries {c} (under {part})",
+    }.get(verdict, f"{verdict}: {c}, {p}")

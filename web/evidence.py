@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fingerprint.engine import verdict_reason
 from fingerprint.models import Document
 from fingerprint.track import Tracker
 from tracker.store import NotFound, Store
@@ -47,6 +48,7 @@ def match_evidence(store: Store, outline: Outline, page: str, chapter: str) -> d
     return {
         "match": {"page": m.page, "chapter": m.chapter, "chapter_title": outline.title(m.chapter), "work": m.work,
                   "site": m.site, "verdict": m.verdict, "similarity": m.similarity, "containment": m.containment,
+                  "verdict_why": verdict_reason(m.containment, m.page_share, m.verdict),
                   "page_share": m.page_share, "scores": dict(m.scores), "spans": list(m.spans), "status": m.status,
                   "first_seen": m.first_seen, "last_seen": m.last_seen, "history": list(m.history)},
         "page": None if p is None else {**page_row(p), "text": p.text},
@@ -72,6 +74,7 @@ def check_text(tracker: Tracker, store: Store, outline: Outline, text: str) -> d
         results.append({
             "chapter": m.original, "chapter_title": outline.title(m.original), "work": m.original.split("/", 1)[0],
             "verdict": m.verdict, "similarity": m.similarity, "containment": m.containment,
+            "verdict_why": verdict_reason(m.containment, m.page_share, m.verdict, tracker.config),
             "page_share": m.page_share, "scores": dict(m.scores), "spans": spans,
             "passages": passages(spans, text, original),
         })

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from ..cells import json_text
-from ..engine import EngineConfig, judge, prepare
+from ..engine import EngineConfig, judge, prepare, verdict_reason
 from .common import friendly_errors, quiet_option, show
 from .inputs import load_one
 
@@ -25,9 +25,11 @@ def _excerpt(text: str, start: int, end: int, width: int = 60) -> str:
 def command(a, b, fmt, passages, quiet):
     """Compare two texts: A is the original, B the page that may copy it.
 
-    Prints each channel's score, a verdict (duplicate, contains, part,
-    excerpt or different) and the copied passages with their character
-    offsets in both texts.
+    Prints each channel's score, a verdict and why, and the copied passages
+    with their character offsets in both texts. Verdicts: duplicate (B is
+    A, in any order or disguise: each carries at least 80% of the other),
+    contains (B carries at least 80% of A, and other text), part (at least
+    25% of A), excerpt (less), different (not a copy).
 
     \b
     Example:
@@ -46,6 +48,7 @@ def command(a, b, fmt, passages, quiet):
     show(f"A (original): {da.key}  {pa.units} units")
     show(f"B (page):     {db.key}  {pb.units} units")
     click.echo(f"verdict:      {m.verdict}")
+    click.echo(f"why:          {verdict_reason(m.containment, m.page_share, m.verdict, config)}")
     click.echo(f"similarity {m.similarity:.3f}   containment (A in B) {m.containment:.3f}   "
                f"page share (B from A) {m.page_share:.3f}")
     click.echo("channels:")

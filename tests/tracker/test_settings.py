@@ -2,13 +2,14 @@ from pathlib import Path
 
 import pytest
 
+from fingerprint.engine import EngineConfig
 from tracker.settings import Settings, SettingsError
 
 
 def test_defaults_need_nothing_set(tmp_path):
     s = Settings.load({"XDG_DATA_HOME": str(tmp_path)})
     assert s.mongo_url == s.redis_url == s.broker_url == ""
-    assert s.engine_config().min_containment == 0.05
+    assert s.engine_config() == EngineConfig()  # the engine's own thresholds: simtool and the tracker agree
     assert s.index_params().winnow_sample == 1  # in-process index keeps every key
 
 
