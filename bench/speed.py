@@ -1,7 +1,7 @@
 """Speed benchmark: fptrack's fingerprints next to rensa, datasketch and simhash, on the same chapters.
 
     .venv/bin/python bench/speed.py [--corpus PATH] [--quick] [--repeat N] [--budget SECONDS]
-                                    [--sections minhash,channels,simhash,hamming,tracker]
+                                    [--sections minhash,channels,simhash,hamming,tracker,process]
                                     [--sizes 1000000,10000000] [--queries 1000]
                                     [--out DIR] [--no-write]
 
@@ -22,6 +22,9 @@ Sections (one markdown table each, with the date and machine on top):
 5. tracker   fingerprint.track.Tracker: the first half of every novel's chapters indexed as
              originals, then the second half and the first half wrapped in site boilerplate
              matched as pages.
+6. process   whole processes on the chapters written as files: `simtool fingerprint
+             --channels minhash`, `simtool fingerprint` (all channels) and a script that
+             reads the files and makes rensa MinHash signatures, start-up included.
 
 Every time is the best of --repeat runs (3 by default); an item whose runs exceed the time
 budget (--budget, 40 s) gets fewer runs, and the table says how many it got. Implementations
@@ -83,7 +86,7 @@ from fingerprint.simhash_index import SimhashIndex  # noqa: E402
 from fingerprint.track import Tracker  # noqa: E402
 from fingerprint.winnowing import select  # noqa: E402
 
-SECTIONS = ("minhash", "channels", "simhash", "hamming", "tracker")
+SECTIONS = ("minhash", "channels", "simhash", "hamming", "tracker", "process")
 PEER_LIBRARIES = ("rensa", "datasketch", "simhash")
 NUM_PERM = 128
 SHINGLE = 3  # MinHash: character 3-grams
@@ -322,7 +325,8 @@ def bench_channels(texts: list[str], repeat: int = 3, budget: float | None = Non
     """
     n, mb = len(texts), total_mb(texts)
     config = EngineConfig()
-    fns: dict[str, Callable[[], Any]] = {"prepare": lambda: [prepare(str(i), s, config) for i, s in enumerate(texts)]}
+    fns: dict[str, Callable[[], Any]] = {
+        "prepare": lambda: [prepare(str(i), s, config).compute() for i, s in enumerate(texts)]}
     rensa_impl = None
     if compare_rensa and has_module("rensa"):
         rensa_impl = next(i for i in minhash_impls()[0] if i.name == "rensa RMinHash")
@@ -375,6 +379,58 @@ def bench_channels(texts: list[str], repeat: int = 3, budget: float | None = Non
         )
     else:
         table.notes.append(f"rensa is {MISSING}: no ratio to rensa's MinHash.")
+    return table
+
+
+# ----------------------------------------------------------------------------- 6. whole processes
+
+RENSA_PROCESS = """
+import os, sys
+import rensa
+folder = sys.argv[1]
+for name in sorted(os.listdir(folder)):
+    with open(os.path.join(folder, name), encoding="utf-8") as f:
+        text = f.read()
+    m = rensa.RMinHash(num_perm=128, seed=42)
+    m.update([text[i:i + 3] for i in range(len(text) - 2)])
+    sys.stdout.write(" ".join(map(str, m.digest())) + "\\n")
+"""
+SIMTOOL = "from fingerprint.cli import main; main()"  # what the simtool console script runs
+
+
+def bench_process(texts: list[str], repeat: int = 3, budget: float | None = None) -> Table:
+    """Section 6: whole processes on the chapters as files, start-up and reading included:
+    `simtool fingerprint --channels minhash`, `simtool fingerprint` (every channel) and a
+    script that reads the same files and makes rensa RMinHash-128 signatures, in alternation."""
+    import subprocess
+    import tempfile
+
+    n, mb = len(texts), total_mb(texts)
+    table = Table(f"6. Whole processes: fingerprints of {n} chapter files ({mb:.2f} MB), start-up included",
+                  ["process", "runs", "seconds", "chapters/s", "vs rensa"])
+    if not has_module("rensa"):
+        table.notes.append(f"rensa is {MISSING}: section skipped.")
+        return table
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, text in enumerate(texts):
+            Path(tmp, f"{i:05d}.txt").write_text(text, encoding="utf-8")
+
+        def run(cmd: list[str]) -> Callable[[], Any]:
+            return lambda: subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        fns = {
+            "rensa": run([sys.executable, "-c", RENSA_PROCESS, tmp]),
+            "minhash": run([sys.executable, "-c", SIMTOOL, "fingerprint", tmp, "--channels", "minhash", "-q"]),
+            "all": run([sys.executable, "-c", SIMTOOL, "fingerprint", tmp, "-q"]),
+        }
+        timings = best_of_interleaved(fns, repeat, budget=budget)
+    ref = timings["rensa"].best
+    for key, label in (("rensa", "python script: read files, rensa RMinHash-128 over character 3-grams"),
+                       ("minhash", "simtool fingerprint --channels minhash"),
+                       ("all", "simtool fingerprint (simhash, minhash, pinyin, winnow)")):
+        t = timings[key]
+        table.add(label, t.runs, fmt_seconds(t.best), fmt_rate(n / t.best), f"{t.best / ref:.2f}×")
+    table.notes.append("Targets: MinHash alone at most 1× rensa's process, every channel at most 2×.")
     return table
 
 
@@ -806,6 +862,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             emit(bench_hamming(sizes, queries, args.repeat, budget))
         elif section == "tracker":
             emit(bench_tracker(chapters, args.repeat, budget))
+        elif section == "process":
+            emit(bench_process(texts, args.repeat, budget))
     total = time.perf_counter() - started
     parts.append(f"Total benchmark time: {total:.0f} s.")
     print(parts[-1])

@@ -7,7 +7,7 @@ evidence. `simtool` and the tracker both call these, with the same
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
 
@@ -77,22 +77,70 @@ class EngineConfig:
         return asdict(self)
 
 
-@dataclass
 class Prepared:
-    """A text with everything the channels need, computed once."""
+    """A text and its fingerprints, each computed the first time something asks for it.
 
-    key: str
-    text: str
-    normalized: NormalizedText
-    sounds: Sounds
-    kgrams: np.ndarray  # k-gram hash at every unit position (syllables or characters)
-    unit_start: np.ndarray  # raw offset where each winnowed unit starts
-    unit_end: np.ndarray
-    winnowed: Winnowed
-    minhash: MinHash
-    simhash: Simhash
-    initials: InitialsFingerprint
-    meta: dict[str, Any] = field(default_factory=dict)
+    `prepare` only normalises; a channel's preparation (sounds, k-grams, MinHash, Simhash,
+    pinyin initials) runs when that channel is used, once. `simtool fingerprint --channels
+    minhash` and a deployment that indexes a subset of the channels pay for what they use;
+    every channel gives the same values as when all are computed.
+    """
+
+    def __init__(self, key: str, text: str, normalized: NormalizedText, config: EngineConfig = EngineConfig(),
+                 meta: dict[str, Any] | None = None):
+        self.key = key
+        self.text = text
+        self.normalized = normalized
+        self.config = config
+        self.meta: dict[str, Any] = dict(meta or {})
+
+    @cached_property
+    def sounds(self) -> Sounds:
+        return to_sounds(self.normalized)
+
+    @cached_property
+    def _unit_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(units, raw start, raw end) of the units winnowing and verification use."""
+        if self.config.winnow_units == "syllables":
+            return self.sounds.units, self.sounds.start, self.sounds.end
+        nt = self.normalized
+        return nt.tokens, nt.tok_start, nt.tok_end
+
+    @property
+    def unit_values(self) -> np.ndarray:
+        return self._unit_arrays[0]
+
+    @property
+    def unit_start(self) -> np.ndarray:
+        """Raw offset where each unit starts."""
+        return self._unit_arrays[1]
+
+    @property
+    def unit_end(self) -> np.ndarray:
+        return self._unit_arrays[2]
+
+    @cached_property
+    def kgrams(self) -> np.ndarray:
+        """The k-gram hash at every unit position (syllables or characters)."""
+        return kgram_hashes(self.unit_values, self.config.winnow.k, self.config.winnow.seed)
+
+    @cached_property
+    def winnowed(self) -> Winnowed:
+        pos = select(self.kgrams, self.config.winnow.window)
+        return Winnowed(hashes=self.kgrams[pos], positions=pos, params=self.config.winnow)
+
+    @cached_property
+    def minhash(self) -> MinHash:
+        nt, c = self.normalized, self.config
+        return minhash(kgram_hashes(nt.tokens, min(c.minhash_ngram, max(1, len(nt)))), c.minhash)
+
+    @cached_property
+    def simhash(self) -> Simhash:
+        return text_simhash(self.normalized, bits=self.config.simhash_bits, ngram=self.config.simhash_ngram)
+
+    @cached_property
+    def initials(self) -> InitialsFingerprint:
+        return initials_fingerprint(self.sounds.initials, self.config.initials)
 
     @cached_property
     def sorted_kgrams(self) -> SortedHashes:
@@ -112,32 +160,16 @@ class Prepared:
         """Raw character offsets of units [start, end)."""
         return int(self.unit_start[start]), int(self.unit_end[end - 1])
 
+    def compute(self, channels: tuple[str, ...] = CHANNELS) -> Prepared:
+        """Compute the given channels now (all by default), e.g. before timing or sharing the object."""
+        for name in channels:
+            getattr(self, {"winnow": "winnowed", "pinyin": "initials"}.get(name, name))
+        return self
+
 
 def prepare(key: str, text: str, config: EngineConfig = EngineConfig(), meta: dict | None = None) -> Prepared:
-    """Normalise a text and compute every channel's fingerprint."""
-    nt = normalize(text)
-    sounds = to_sounds(nt)
-    if config.winnow_units == "syllables":
-        units, start, end = sounds.units, sounds.start, sounds.end
-    else:
-        units, start, end = nt.tokens, nt.tok_start, nt.tok_end
-    kg = kgram_hashes(units, config.winnow.k, config.winnow.seed)
-    pos = select(kg, config.winnow.window)
-    shingles = kgram_hashes(nt.tokens, min(config.minhash_ngram, max(1, len(nt))))
-    return Prepared(
-        key=key,
-        text=text,
-        normalized=nt,
-        sounds=sounds,
-        kgrams=kg,
-        unit_start=start,
-        unit_end=end,
-        winnowed=Winnowed(hashes=kg[pos], positions=pos, params=config.winnow),
-        minhash=minhash(shingles, config.minhash),
-        simhash=text_simhash(nt, bits=config.simhash_bits, ngram=config.simhash_ngram),
-        initials=initials_fingerprint(sounds.initials, config.initials),
-        meta=dict(meta or {}),
-    )
+    """Normalise a text; its channels' fingerprints follow when asked for (see Prepared)."""
+    return Prepared(key, text, normalize(text), config, meta)
 
 
 @dataclass
@@ -211,7 +243,7 @@ VERDICTS = ("duplicate", "contains", "part", "excerpt", "different")
 
 
 def _units(p: Prepared, config: EngineConfig) -> np.ndarray:
-    return p.sounds.units if config.winnow_units == "syllables" else p.normalized.tokens
+    return p.unit_values
 
 
 def verdict_for(containment: float, page_share: float, is_copy: bool, config: EngineConfig = EngineConfig()) -> str:

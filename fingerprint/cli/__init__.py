@@ -11,13 +11,29 @@ from .. import __version__
 _NUMBER = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?")
 
 
+# command name -> module of fingerprint.cli holding it as `command`; imported when the command runs
+# (or when --help lists them all), so that `simtool fingerprint` does not load the other commands.
+COMMANDS = {"course": "course", "fingerprint": "fingerprint", "compare": "compare", "dedup": "dedup",
+            "track": "track", "samples": "samples"}
+
+
 class SimtoolGroup(click.Group):
-    """A command group that also accepts the course form `simtool N M`."""
+    """A command group that also accepts the course form `simtool N M`, and loads commands lazily."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and _NUMBER.fullmatch(args[0]):  # `simtool 1000 16`, and its bad forms get the course's errors
             args = ["course", *args]
         return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        from importlib import import_module
+
+        return import_module(f".{COMMANDS[name]}", __name__).command
 
 
 @click.group(cls=SimtoolGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,13 +50,3 @@ def main() -> None:
       simtool fingerprint book.txt --channels all
       simtool samples                       # the sample novel and pages, into ./samples
     """
-
-
-def _register() -> None:
-    from . import compare, course, dedup, fingerprint, samples, track
-
-    for mod in (course, fingerprint, compare, dedup, track, samples):
-        main.add_command(mod.command)
-
-
-_register()
