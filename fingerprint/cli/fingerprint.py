@@ -1,12 +1,17 @@
 """`simtool fingerprint`: every channel's fingerprint of each document, one record each."""
 from __future__ import annotations
 
+import functools
+import sys
+
 import click
 
+from ..cells import json_text
 from ..engine import CHANNELS, EngineConfig, prepare
 from ..errors import ParameterError
 from .common import friendly_errors, progress, quiet_option, write_records
 from .inputs import load
+from .parallel import default_jobs, ordered_map
 
 
 def parse_channels(value: str) -> list[str]:
@@ -20,6 +25,14 @@ def parse_channels(value: str) -> list[str]:
     return names
 
 
+def hex_words(values, width: int) -> list[str]:
+    """Zero-padded lower-case hex of each unsigned integer (width 8 or 16), as format(v, "0{width}x")."""
+    import numpy as np
+
+    s = np.asarray(values).astype(">u8" if width == 16 else ">u4").tobytes().hex()
+    return [s[i : i + width] for i in range(0, len(s), width)]
+
+
 def record(p, channels: list[str], config: EngineConfig) -> dict:
     # Runs of letters or digits too long to be words (a base64 blob, a minified script) are
     # left out of every channel; the count says how much of the text that was.
@@ -28,7 +41,7 @@ def record(p, channels: list[str], config: EngineConfig) -> dict:
         rec["simhash"] = p.simhash.to_dict()
     if "minhash" in channels:
         rec["minhash"] = {
-            "values": [format(v, "08x") for v in p.minhash.values.tolist()],
+            "values": hex_words(p.minhash.values, 8),
             "size": p.minhash.size,
             "num_perm": p.minhash.params.num_perm, "seed": p.minhash.params.seed,
             "method": p.minhash.params.method, "shingles": f"tokens:{config.minhash_ngram}gram",
@@ -37,14 +50,14 @@ def record(p, channels: list[str], config: EngineConfig) -> dict:
         ip = p.initials.params
         rec["pinyin"] = {
             "codes": [format(c, "x") for c in p.initials.codes.tolist()],
-            "offsets": [int(p.sounds.start[i]) for i in p.initials.positions.tolist()],
+            "offsets": p.sounds.start[p.initials.positions].tolist(),
             "granule": ip.granule, "levels": ip.levels, "seed": ip.seed,
         }
     if "winnow" in channels:
         wp = p.winnowed.params
         rec["winnow"] = {
-            "hashes": [format(h, "016x") for h in p.winnowed.hashes.tolist()],
-            "offsets": [int(p.unit_start[i]) for i in p.winnowed.positions.tolist()],
+            "hashes": hex_words(p.winnowed.hashes, 16),
+            "offsets": p.unit_start[p.winnowed.positions].tolist(),
             "k": wp.k, "window": wp.window, "seed": wp.seed, "units": config.winnow_units,
         }
     return rec
@@ -69,21 +82,31 @@ def flat(rec: dict) -> dict:
     return out
 
 
+def _fingerprint(doc, names: list[str], config: EngineConfig, fmt: str):
+    """One document's output: its JSON line, or its CSV row (run in a worker process)."""
+    rec = record(prepare(doc.key, doc.text, config), names, config)
+    return json_text(rec) if fmt == "jsonl" else flat(rec)
+
+
 @click.command("fingerprint")
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--channels", default="all", show_default=True,
               help=f"Comma-separated channels: {','.join(CHANNELS)}, or all.")
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl", show_default=True)
+@click.option("--jobs", type=click.IntRange(0), default=0,
+              help="Processes that fingerprint the documents [0: one per core]; 1 works in this process. "
+                   "The output is the same either way.")
 @quiet_option
 @friendly_errors
-def command(inputs, channels, fmt, quiet):
+def command(inputs, channels, fmt, jobs, quiet):
     """Print the fingerprints of each document, with the parameters that made them.
 
     simhash: 64-bit value; minhash: 128 values (one permutation hashing);
     pinyin: pinyin-initial profile codes per window with their offsets;
     winnow: selected syllable 8-gram hashes with their offsets.
-    long_words counts runs of letters or digits over 256 characters (a base64
-    blob, a minified script): no words, so left out of every channel.
+    Only the channels asked for are computed. long_words counts runs of
+    letters or digits over 256 characters (a base64 blob, a minified
+    script): no words, so left out of every channel.
 
     \b
     Example:
@@ -93,12 +116,15 @@ def command(inputs, channels, fmt, quiet):
     names = parse_channels(channels)
     config = EngineConfig()
     docs = load(list(inputs), what="documents", quiet=quiet)
-    recs = (record(prepare(d.key, d.text, config), names, config) for d in progress(docs, quiet=quiet, desc="fingerprinting"))
+    work = functools.partial(_fingerprint, names=names, config=config, fmt=fmt)
+    results = progress(ordered_map(work, docs, jobs or default_jobs()), quiet=quiet, desc="fingerprinting",
+                       total=len(docs))
     if fmt == "csv":
-        recs = (flat(r) for r in recs)
         cols = ["id", "units", "long_words"]
         for ch in names:
             cols += [ch] + ([f"{ch}_offsets"] if ch in ("pinyin", "winnow") else []) + [f"{ch}_params"]
-        write_records(recs, "csv", cols)
+        write_records(results, "csv", cols)
     else:
-        write_records(recs, "jsonl", [])
+        out = sys.stdout
+        for line in results:
+            out.write(line + "\n")

@@ -36,3 +36,18 @@ def test_simtool_fingerprint_of_one_channel_prints_that_channel_only(tmp_path):
     r = CliRunner().invoke(main, ["fingerprint", str(tmp_path / "a.txt"), "--channels", "minhash", "-q"])
     assert r.exit_code == 0, r.output
     assert '"minhash"' in r.output and '"simhash"' not in r.output and '"winnow"' not in r.output
+
+
+def test_fingerprints_from_worker_processes_are_the_same_bytes_in_the_same_order(tmp_path):
+    for i in range(40):  # enough documents for two workers
+        (tmp_path / f"{i:02d}.txt").write_text(TEXT[i:] + f"第{i}章", encoding="utf-8")
+    runner = CliRunner()
+    outputs = []
+    for jobs in ("1", "2"):
+        for fmt in ("jsonl", "csv"):
+            r = runner.invoke(main, ["fingerprint", str(tmp_path), "--jobs", jobs, "--format", fmt, "-q"])
+            assert r.exit_code == 0, r.output
+            outputs.append(r.output)
+    assert outputs[0] == outputs[2] and outputs[1] == outputs[3]
+    ids = [line.split('"id": "', 1)[1].split('"', 1)[0] for line in outputs[0].splitlines()]
+    assert len(ids) == 40 and ids == sorted(ids)
