@@ -34,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.baseline import Baseline  # noqa: E402
-from bench.common import corpus_path, run_cli  # noqa: E402
+from bench.common import corpus_path, run_cli, write_report  # noqa: E402
 from bench.disguises import DISGUISES, cjk  # noqa: E402
 from fingerprint.chapters import split_chapters  # noqa: E402
 from fingerprint.engine import EngineConfig, verdict_for  # noqa: E402
@@ -161,9 +161,7 @@ def main() -> int:
     table = "\n".join(lines)
     print(table)
     if not args.no_write:
-        out = ROOT / "bench" / "out"
-        out.mkdir(parents=True, exist_ok=True)
-        (out / f"truth-{time.strftime('%Y-%m-%d')}.md").write_text(table + "\n", encoding="utf-8")
+        write_report("truth", table)
     return 0
 
 

@@ -1,12 +1,17 @@
 """`simtool compare`: how much of A is in B, per channel, with the copied passages."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from ..cells import json_text
 from ..engine import EngineConfig, judge, prepare, verdict_reason
+from ..errors import InputError
+from ..image import (MAX_DISTANCE, MIN_COLOURS, SURE_DISTANCE, colour_agreement, fingerprint_image, image_distance,
+                     images_match)
 from .common import friendly_errors, quiet_option, show
-from .inputs import load_one
+from .inputs import IMAGE_SUFFIXES, load_one
 
 
 def _excerpt(text: str, start: int, end: int, width: int = 60) -> str:
@@ -23,19 +28,24 @@ def _excerpt(text: str, start: int, end: int, width: int = 60) -> str:
 @quiet_option
 @friendly_errors
 def command(a, b, fmt, passages, quiet):
-    """Compare two texts: A is the original, B the page that may copy it.
+    """Compare two texts, or two images: A is the original, B the page that may copy it.
 
     Prints each channel's score, a verdict and why, and the copied passages
     with their character offsets in both texts. Verdicts: duplicate (B is
     A, in any order or disguise: each carries at least 80% of the other),
     contains (B carries at least 80% of A, and other text), part (at least
-    25% of A), excerpt (less), different (not a copy).
+    25% of A), excerpt (less), different (not a copy). For two images
+    (.jpg, .png, .gif, .webp, .bmp): the perceptual hashes' distance, the
+    colour maps' agreement, and whether B is a copy of A.
 
     \b
     Example:
       simtool compare chapter1.txt reposted.html
       simtool compare chapter1.txt reposted.html --format json
     """
+    if _is_image(a) or _is_image(b):
+        _compare_images(a, b, fmt)
+        return
     config = EngineConfig()
     da = load_one(a, what="A", quiet=quiet)
     db = load_one(b, what="B", quiet=quiet)
@@ -67,3 +77,34 @@ def command(a, b, fmt, passages, quiet):
              f"{_excerpt(da.text, s.original_start, s.original_end)}")
     if len(m.spans) > passages:
         click.echo(f"  ... {len(m.spans) - passages} more (--passages N, or --format json)")
+
+
+def _is_image(path: str) -> bool:
+    p = Path(path)
+    return p.suffix.lower() in IMAGE_SUFFIXES
+
+
+def _compare_images(a: str, b: str, fmt: str) -> None:
+    """Two images: their perceptual hashes' distance, their colour maps' agreement, and whether B copies A."""
+    if not (_is_image(a) and _is_image(b)):
+        raise InputError("compare an image with an image (.jpg, .png, .gif, .webp, .bmp), a text with a text")
+    prints = []
+    for label, path in (("A", a), ("B", b)):
+        try:
+            data = Path(path).read_bytes()
+        except OSError as e:
+            raise InputError(f"cannot read {label} ({path}): {e.strerror}") from None
+        prints.append(fingerprint_image(data, name=f"{label} ({path})"))
+    fa, fb = prints
+    d, colours, same = image_distance(fa, fb), colour_agreement(fa, fb), images_match(fb, fa)
+    if fmt == "json":
+        click.echo(json_text({"a": a, "b": b, "verdict": "image" if same else "different", "image_distance": d,
+                              "colour_agreement": round(colours, 4), "a_fingerprint": fa.to_dict(),
+                              "b_fingerprint": fb.to_dict()}, indent=2))
+        return
+    show(f"A (original): {a}  {fa.width} x {fa.height}")
+    show(f"B (page):     {b}  {fb.width} x {fb.height}")
+    click.echo(f"verdict:      {'image copy' if same else 'different'}")
+    click.echo(f"perceptual hash distance {d} of 64 bits (a copy at <= {SURE_DISTANCE}, or <= {MAX_DISTANCE} "
+               f"with the colours agreeing)")
+    click.echo(f"colour map   {colours:.0%} of the {len(fa.colours)} blocks agree (at least {MIN_COLOURS:.0%})")

@@ -8,7 +8,8 @@ import click
 from ..engine import EngineConfig
 from ..track import Tracker
 from .common import friendly_errors, note, progress, quiet_option, write_records
-from .inputs import load
+from ..image import match_images
+from .inputs import load_with_images
 
 COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_share",
            "simhash_distance", "minhash_jaccard", "pinyin", "spans"]
@@ -36,7 +37,11 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     a JSON Lines file of {"id", "text"} records, or one file; the name of each
     file (without extension) or record id is its key. PAGES are the texts that
     may copy them (.txt, .html in any common Chinese encoding, .jsonl, folders,
-    or - for standard input).
+    or - for standard input). Images (.jpg, .png, .gif, .webp, .bmp) among
+    them are matched against the images among the originals (covers and
+    illustrations): resized, re-compressed, cropped by a few percent,
+    watermarked or re-coloured copies are found, other images are not
+    (verdict "image", with the hashes' distance and the colour agreement).
 
     One record per (page, original) pair judged a copy: similarity,
     containment (share of the original found in the page), page_share (share
@@ -52,10 +57,10 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     config = EngineConfig(min_containment=min_containment, min_page_share=min_page_share, min_copied=min_copied,
                           min_long_run=min_long_run)
     tracker = Tracker(config)
-    for doc in progress(load([originals], what="originals", quiet=quiet, verbose=verbose),
-                        quiet=quiet, desc="indexing originals"):
+    original_docs, original_images = load_with_images([originals], what="originals", quiet=quiet, verbose=verbose)
+    for doc in progress(original_docs, quiet=quiet, desc="indexing originals"):
         tracker.add(doc)
-    page_docs = load(list(pages), what="pages", quiet=quiet, verbose=verbose)
+    page_docs, page_images = load_with_images(list(pages), what="pages", quiet=quiet, verbose=verbose)
 
     def records():
         for page in progress(page_docs, quiet=quiet, desc="matching pages"):
@@ -65,10 +70,16 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
                 if fmt != "jsonl":
                     rec["spans"] = len(m.spans)
                 yield rec
+        for page, original, distance, colours in match_images(original_images, page_images):
+            # An image copy: how near the perceptual hashes are (of 64 bits) and how many colour blocks agree.
+            yield {"page": page, "original": original, "verdict": "image", "similarity": round(1 - distance / 64, 4),
+                   "channel": "image", "image_distance": distance, "colour_agreement": colours}
 
     columns = COLUMNS if fmt != "jsonl" else []
     n = write_records(records(), fmt, columns)
     s = tracker.stats
     empty = f", {len(s.empty)} empty after removing boilerplate" if s.empty else ""
-    note(f"{s.originals} originals, {s.pages} pages{empty}: {s.candidates} candidate pairs verified, "
+    images = f" (and {len(original_images)} original and {len(page_images)} page images)" if (
+        original_images or page_images) else ""
+    note(f"{s.originals} originals, {s.pages} pages{empty}{images}: {s.candidates} candidate pairs verified, "
          f"{n} copies found in {time.perf_counter() - t0:.1f} s", quiet=quiet)
