@@ -59,12 +59,20 @@ class EngineConfig:
     #   excerpt:   less
     whole_share: float = 0.8
     part_share: float = 0.25
+    # The channels a deployment indexes and scores (a subset saves their preparation on every text).
+    # Verification always aligns the winnowing units: a pair is judged on its copied passages.
+    channels: tuple[str, ...] = ("simhash", "minhash", "pinyin", "winnow")
 
     def __post_init__(self):
         if self.winnow_units not in ("syllables", "characters"):
             raise ParameterError(f"winnow_units must be syllables or characters, got {self.winnow_units!r}")
         if self.min_run < self.winnow.k:
             raise ParameterError(f"min_run ({self.min_run}) must be at least the k-gram length ({self.winnow.k})")
+        bad = [c for c in self.channels if c not in CHANNELS]
+        if bad or not self.channels:
+            raise ParameterError(f"unknown channel(s) {', '.join(map(repr, bad)) or '(none)'}; "
+                                 f"use some of {', '.join(CHANNELS)}")
+        object.__setattr__(self, "channels", tuple(c for c in CHANNELS if c in self.channels))
         if not 0.0 < self.part_share < self.whole_share <= 1.0:
             raise ParameterError(f"need 0 < part_share < whole_share <= 1, got {self.part_share} and {self.whole_share}")
         for name in ("min_containment", "min_page_share"):
@@ -181,16 +189,19 @@ class Judgement:
     is_copy: bool
 
 
-def channel_scores(page: Prepared, original: Prepared) -> dict[str, float]:
-    """The whole-text channels' scores for a pair (winnowing evidence is separate)."""
-    d = page.simhash.distance(original.simhash)
-    return {
-        "simhash_distance": d,
-        "simhash": 1.0 - d / page.simhash.bits,
-        "minhash_jaccard": page.minhash.jaccard(original.minhash),
-        "minhash_containment": original.minhash.containment(page.minhash),
-        "pinyin": shared_share(original.initials, page.initials),
-    }
+def channel_scores(page: Prepared, original: Prepared, channels: tuple[str, ...] = CHANNELS) -> dict[str, float]:
+    """The whole-text channels' scores for a pair (winnowing evidence is separate); only the
+    given channels are computed."""
+    scores: dict[str, float] = {}
+    if "simhash" in channels:
+        d = page.simhash.distance(original.simhash)
+        scores.update(simhash_distance=d, simhash=1.0 - d / page.simhash.bits)
+    if "minhash" in channels:
+        scores.update(minhash_jaccard=page.minhash.jaccard(original.minhash),
+                      minhash_containment=original.minhash.containment(page.minhash))
+    if "pinyin" in channels:
+        scores["pinyin"] = shared_share(original.initials, page.initials)
+    return scores
 
 
 def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfig()) -> Judgement:
@@ -203,7 +214,7 @@ def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfi
     p_cov = covered(runs, "page")
     containment = o_cov / original.units if original.units else 0.0
     page_share = p_cov / page.units if page.units else 0.0
-    scores = channel_scores(page, original)
+    scores = channel_scores(page, original, config.channels)
     scores["winnow"] = containment
     scores["winnow_page"] = page_share
     longest = max((r.o_end - r.o_start for r in runs), default=0)

@@ -66,15 +66,20 @@ def sample(values: np.ndarray, n: int) -> np.ndarray:
 
 def index_keys(p: Prepared, config: EngineConfig, params: IndexParams) -> IndexKeys:
     """The keys of a prepared text under `config` and `params`."""
-    b, r = LSHParams(config.lsh_threshold, config.minhash).bands_rows
-    sim_ok = p.simhash.bits <= 64
+    on = config.channels
+    none = np.empty(0, dtype=_U64)
+    bands = none
+    if "minhash" in on and p.minhash.size:
+        b, r = LSHParams(config.lsh_threshold, config.minhash).bands_rows
+        bands = band_keys(p.minhash, b, r)
+    sim_ok = "simhash" in on and p.simhash.bits <= 64  # a channel left out has no keys (Simhash: 0 bits)
     return IndexKeys(
-        winnow=sample(p.winnowed.hashes, params.winnow_sample),
-        pinyin=sample(p.initials.codes, params.pinyin_sample),
+        winnow=sample(p.winnowed.hashes, params.winnow_sample) if "winnow" in on else none,
+        pinyin=sample(p.initials.codes, params.pinyin_sample) if "pinyin" in on else none,
         simhash=p.simhash.value if sim_ok else 0,
         simhash_bits=p.simhash.bits if sim_ok else 0,
-        bands=band_keys(p.minhash, b, r) if p.minhash.size else np.empty(0, dtype=_U64),
-        empty=p.units == 0,
+        bands=bands,
+        empty=p.normalized.tokens.shape[0] == 0,
     )
 
 

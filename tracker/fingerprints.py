@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from fingerprint.engine import EngineConfig
+from fingerprint.engine import CHANNELS, EngineConfig
 from fingerprint.index import IndexKeys, IndexParams
 
 _HEADER = struct.Struct("<4sBQHIII")  # magic, flags, simhash, simhash bits, counts of winnow, pinyin, bands
@@ -20,9 +20,13 @@ _MAGIC = b"FPK1"
 def params_of(config: EngineConfig, params: IndexParams) -> dict:
     """Everything that changes the keys (not the verdict thresholds)."""
     c = asdict(config)
-    for k in ("min_run", "min_copied", "min_containment", "min_page_share", "min_long_run"):
+    for k in ("min_run", "min_copied", "min_containment", "min_page_share", "min_long_run", "whole_share",
+              "part_share", "channels"):
         c.pop(k, None)
-    return {"engine": c, "index": {"winnow_sample": params.winnow_sample, "pinyin_sample": params.pinyin_sample}}
+    index = {"winnow_sample": params.winnow_sample, "pinyin_sample": params.pinyin_sample}
+    if config.channels != CHANNELS:  # named only when a subset is indexed: full indexes keep their hash
+        index["channels"] = list(config.channels)
+    return {"engine": c, "index": index}
 
 
 def params_hash(config: EngineConfig, params: IndexParams) -> str:

@@ -40,6 +40,11 @@ class Settings:
     # FPT_EXTRACT_PROCESSES: processes that extract crawled pages beside the crawl
     # (-1: one fewer than the cores, at most 4; 0: extract in the crawl's own process)
     extract_processes: int = -1
+    # FPT_CHANNELS: the channels indexed and scored, comma-separated (simhash, minhash, pinyin, winnow).
+    # A subset saves the others' preparation on every original and page; a page is still verified on
+    # its copied passages (the syllable alignment), whatever the subset. After a change, run
+    # `fptrack reindex --refingerprint`.
+    channels: str = "simhash,minhash,pinyin,winnow"
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -90,9 +95,10 @@ class Settings:
     def engine_config(self) -> EngineConfig:
         try:
             return EngineConfig(min_containment=self.min_containment, min_page_share=self.min_page_share,
-                                min_long_run=self.min_long_run)
+                                min_long_run=self.min_long_run,
+                                channels=tuple(c.strip() for c in self.channels.split(",") if c.strip()))
         except ValueError as e:
-            raise SettingsError(f"bad threshold: {e}") from e
+            raise SettingsError(f"bad engine setting: {e} (FPT_MIN_* thresholds, FPT_CHANNELS)") from e
 
     def index_params(self) -> IndexParams:
         """Sampling applies to the Redis index; the in-process index keeps every key.

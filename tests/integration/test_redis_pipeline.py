@@ -59,3 +59,19 @@ def test_unreachable_redis_is_a_clear_error(tmp_path):
     r = CliRunner().invoke(main, ["add-work", "山城旧事", str(SAMPLES / "originals")], env=env)
     assert r.exit_code != 0
     assert "cannot reach Redis" in r.output and "FPT_REDIS_URL" in r.output
+
+
+def test_a_subset_of_channels_on_redis_finds_the_copies_the_full_set_finds(redis_settings, tmp_path):
+    import dataclasses
+
+    subset = dataclasses.replace(redis_settings, channels="minhash,winnow")
+    ctx = Context(subset)
+    register_work(ctx, "山城旧事", SAMPLES / "originals")
+    ingest(ctx, [str(SAMPLES / "pages")])
+    process_queued(ctx)
+    full = Context(Settings.load({"FPT_HOME": str(tmp_path / "embedded")}))
+    register_work(full, "山城旧事", SAMPLES / "originals")
+    ingest(full, [str(SAMPLES / "pages")])
+    process_queued(full)
+    assert {(p, c) for p, c, *_ in matches(ctx)} == {(p, c) for p, c, *_ in matches(full)}
+    assert all("pinyin" not in m.scores and "simhash" not in m.scores for m in ctx.store.matches())
