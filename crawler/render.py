@@ -11,9 +11,9 @@ asyncio reactor without a thread per browser, and it can abort a page's images,
 media and fonts; Selenium would need its own blocking driver loop beside Scrapy's.
 
 The page's scripts run only in the browser. Before its HTML is taken, the elements
-and text the browser's computed style hides (display:none, visibility:hidden, a zero
-font-size) are removed, so extract() reads what is shown, whatever stylesheet or
-script hid the rest.
+and text the browser's computed style hides (display:none, opacity 0, off the page, a
+transparent colour, visibility:hidden, a zero font-size) are removed, so extract()
+reads what is shown, whatever stylesheet or script hid the rest.
 
 Bounded: one browser process, at most PLAYWRIGHT_MAX_CONTEXTS x
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT pages at once, NAVIGATION_TIMEOUT_MS to load, then
@@ -47,15 +47,20 @@ _SKIPPED_RESOURCES = frozenset(("image", "media", "font"))
 log = logging.getLogger(__name__)
 
 # Runs in the page, after it settled: what the browser's computed style hides is removed
-# from the DOM. display:none hides an element with all it holds; visibility and font-size
-# are inherited and can be undone by a child, so for them each text node asks its parent.
+# from the DOM. display:none, opacity 0 and a box laid out far off the page hide an element
+# with all it holds; visibility, font-size and a transparent colour are inherited and can be
+# undone by a child, so for them each text node asks its parent.
 _STRIP_HIDDEN = """() => {
   if (!document.body) return 0;
   const gone = [], mute = [];
   for (const el of document.body.querySelectorAll('*')) {
     const s = getComputedStyle(el);
-    if (s.display === 'none') { gone.push(el); continue; }
-    if (s.visibility === 'hidden' || s.visibility === 'collapse' || parseFloat(s.fontSize) === 0) mute.push(el);
+    if (s.display === 'none' || parseFloat(s.opacity) === 0) { gone.push(el); continue; }
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && (r.right < -500 || r.bottom < -500)) { gone.push(el); continue; }
+    const transparent = s.color === 'transparent' || /rgba\([^)]*,\s*0\)$/.test(s.color);
+    if (s.visibility === 'hidden' || s.visibility === 'collapse' || parseFloat(s.fontSize) === 0 || transparent)
+      mute.push(el);
   }
   for (const el of mute)
     for (const n of Array.from(el.childNodes))

@@ -30,8 +30,13 @@ MAX_CSS_CHARS = 256 * 1024  # CSS read from one page's <style> blocks, in all
 MAX_SELECTORS = 256  # selectors kept that set display, visibility or font-size
 MAX_COMPOUNDS = 4  # "#a .b > p span" has 4; longer selectors are skipped
 _MAX_NESTING = 3  # @media inside @supports inside @media
-_PROPS = ("display", "visibility", "font-size")
-_STYLE_WORDS = re.compile(r"display|visibility|font", re.I)  # a style attribute without them changes nothing here
+_OFFSCREEN_PROPS = ("left", "top", "margin-left", "text-indent")
+_PROPS = ("display", "visibility", "font-size", "opacity", "color", *_OFFSCREEN_PROPS)
+# Properties that take an element and all it holds out of sight, like display:none: opacity 0, and a
+# position far off the page (left/top/margin-left/text-indent of -999px or less).
+_GONE_PROPS = ("display", "opacity", "left", "top", "margin-left", "text-indent")
+_OFFSCREEN_PX = -999.0
+_STYLE_WORDS = re.compile(r"display|visibility|font|opacity|color|left|top|indent", re.I)  # else nothing here
 _HIDDEN_VISIBILITY = frozenset(("hidden", "collapse"))
 _NEVER_HIDDEN = frozenset(("html", "body"))  # "body{display:none}" until a script runs is not junk hiding
 _INLINE = 1  # the rank of a style attribute above every selector; -1 for the `hidden` attribute
@@ -237,6 +242,18 @@ def _state(name: str, tokens) -> object:
     if not values:
         return "skip"
     first = values[0]
+    if name == "opacity":  # 0 or 0%: nothing of it shows; not inherited, but nothing inside shows either
+        return first.type in ("number", "percentage") and first.value <= 0
+    if name in _OFFSCREEN_PROPS:  # far off the page to the left or the top
+        return first.type == "dimension" and first.lower_unit == "px" and first.value <= _OFFSCREEN_PX
+    if name == "color":  # transparent text: inherited, a child with a colour of its own shows
+        if first.type == "ident":
+            return None if first.lower_value in ("inherit", "unset", "currentcolor") else (
+                first.lower_value == "transparent")
+        if first.type == "function" and first.lower_name in ("rgba", "hsla", "rgb", "hsl"):
+            args = [t for t in first.arguments if t.type in ("number", "percentage")]
+            return len(args) == 4 and args[3].value == 0
+        return False
     if first.type == "ident":
         word = first.lower_value
         if name == "display":
@@ -310,10 +327,10 @@ def _walk(tree, rules: list[_Rule], index: dict) -> tuple[list, list]:
     by_class = {k[1]: v for k, v in index.items() if k[0] == "."}
     anything = index.get(("*",), [])
     no_classes: frozenset = frozenset()
-    # A frame per open element: (A, D, visibility hidden, font-size zero, under body).
+    # A frame per open element: (A, D, visibility hidden, font-size zero, under body, transparent colour).
     # A: rule -> mask of the parts that match this element with the parts before them matched above;
     # D: the same, or-ed over this element and its ancestors (for the descendant combinator).
-    stack: list = [({}, {}, False, False, False)]
+    stack: list = [({}, {}, False, False, False, False)]
     walk = etree.iterwalk(root, events=("start", "end"))
     for event, el in walk:
         tag = el.tag
@@ -323,7 +340,7 @@ def _walk(tree, rules: list[_Rule], index: dict) -> tuple[list, list]:
             stack.pop()
             continue
         frame = stack[-1]
-        p_a, p_d, p_vis, p_zero, p_body = frame
+        p_a, p_d, p_vis, p_zero, p_body, p_clear = frame
         if tag == "head":
             stack.append(frame)  # its "end" event still comes, and pops this
             walk.skip_subtree()
@@ -369,23 +386,24 @@ def _walk(tree, rules: list[_Rule], index: dict) -> tuple[list, list]:
             d = p_d
         in_body = p_body or tag == "body"
         if not best:
-            if in_body and (p_vis or p_zero) and tag not in _NEVER_HIDDEN:
+            if in_body and (p_vis or p_zero or p_clear) and tag not in _NEVER_HIDDEN:
                 muted.append(el)
-            stack.append((a, d, p_vis, p_zero, in_body))  # a fresh A: ">" looks at the parent alone
+            stack.append((a, d, p_vis, p_zero, in_body, p_clear))  # a fresh A: ">" looks at the parent alone
             continue
         vis = _inherit(best.get("visibility"), p_vis)
         zero = _inherit(best.get("font-size"), p_zero)
+        clear = _inherit(best.get("color"), p_clear)
         if in_body and tag not in _NEVER_HIDDEN:
-            if best.get("display", (None, False))[1] is True:
+            if any(best.get(prop, (None, False))[1] is True for prop in _GONE_PROPS):
                 gone.append(el)
                 stack.append(frame)
                 walk.skip_subtree()
                 continue
-            if vis or zero:
+            if vis or zero or clear:
                 muted.append(el)
         elif tag in _NEVER_HIDDEN:
-            vis = zero = False
-        stack.append((a, d, vis, zero, in_body))
+            vis = zero = clear = False
+        stack.append((a, d, vis, zero, in_body, clear))
     return gone, muted
 
 

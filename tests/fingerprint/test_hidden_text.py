@@ -40,6 +40,12 @@ def page(body: str, style: str = "") -> str:
     (".x{display:block}\n.x{display:none}", '陈<span class="x">垃</span>守'),  # the later rule wins
     ("#j .x{display:inline} .x{display:none!important}", '<p id="j">陈<span class="x">垃</span>守</p>'),
     ("/* .x{display:block} */ .x{display : none ; color:red}", '陈<span class="x">垃</span>守'),
+    (".t{color:transparent}", '陈<span class="t">垃</span>守'),
+    ("", '陈<span style="color: rgba(0, 0, 0, 0)">垃</span>守'),
+    (".o{opacity:0}", '陈<span class="o">垃<b>圾</b></span>守'),  # nothing inside shows through
+    (".off{position:absolute;left:-9999px}", '陈<span class="off">垃</span>守'),
+    ("", '陈<p style="text-indent:-10000px">垃</p>守'),
+    ("", '陈<div style="margin-left:-3000px; top:-5000px">垃</div>守'),
 ])
 def test_junk_hidden_each_way_is_gone_and_the_text_around_it_joins(style, body):
     assert shown(page(body, style)) == "陈守"
@@ -56,6 +62,9 @@ def test_junk_hidden_each_way_is_gone_and_the_text_around_it_joins(style, body):
     ("", '<div style="visibility:hidden"><p style="visibility:visible">陈守</p></div>'),  # a child shows itself
     ("", '<div style="font-size:0"><p style="font-size:16px">陈守</p></div>'),
     ("body{display:none}", "陈守"),  # shown by a script later: not junk hiding
+    (".t{color:transparent} .t b{color:#333}", '<span class="t"><b>陈守</b></span>'),  # a colour of its own
+    ("", '<span style="opacity:0.4">陈</span><span style="margin-left:-20px">守</span>'),  # faint or nudged: seen
+    ("", '<span style="color:rgba(0,0,0,0.5)">陈守</span>'),
 ])
 def test_visible_text_is_kept(style, body):
     assert shown(page(body, style)) == "陈守"
