@@ -103,7 +103,7 @@ def is_chapter_text(text: str) -> bool:
     return len(text) > len(head) and (len(CJK.findall(text)) >= 200 or len(LATIN.findall(text)) >= 1200)
 
 
-def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracted:
+def extract(html: str, url: str, selectors: Selectors | None = None, css: str = "") -> Extracted:
     """Extract the title, main text, kind, links and part structure of one HTML page.
 
     Never raises on bad markup: broken HTML is repaired by lxml, markup lxml refuses is
@@ -120,7 +120,7 @@ def extract(html: str, url: str, selectors: Selectors | None = None) -> Extracte
     # Text after a comment ("line1<!-- ad -->line2") is a comment's tail, which block text walks skip.
     drop_comments(tree)
     # What the page's CSS hides is junk for the reader (and its hidden links are traps): gone before anything is read.
-    drop_hidden(tree)
+    drop_hidden(tree, css)
     body = tree.find(".//body")
     content_root = body if body is not None else tree
     # Translators' note boxes and per-paragraph comment counters sit inside the chapter's own

@@ -100,13 +100,14 @@ def parse_html(html: str):
     return tree
 
 
-def drop_hidden(tree) -> None:
+def drop_hidden(tree, css: str = "") -> None:
     """Remove the text the page's own CSS hides from a reader (fingerprint.visibility): elements
     with display:none go with all they hold, elements hidden by visibility or a zero font-size
-    lose their own text, and what follows a removed element stays, in time linear in the page."""
+    lose their own text, and what follows a removed element stays, in time linear in the page.
+    `css`: the page's external stylesheets, when the caller has them."""
     from .visibility import hidden_parts
 
-    gone, muted = hidden_parts(tree)
+    gone, muted = hidden_parts(tree, css)
     for el in muted:
         el.text = None
         for child in el:  # a child's tail is its parent's text

@@ -85,14 +85,16 @@ class _Rule:
     decls: dict  # property -> (state, important)
 
 
-def hidden_parts(tree) -> tuple[list, list]:
+def hidden_parts(tree, css: str = "") -> tuple[list, list]:
     """(gone, muted): elements that display:none removes with all they hold (none inside another),
     and elements whose own text visibility or a zero font-size hides (their children may show).
 
-    Only elements under <body> are judged; <html> and <body> themselves never hide."""
-    if not tree.xpath("boolean(//style or //*[@style] or //*[@hidden])"):
+    `css` is the text of the page's external stylesheets (a crawler fetches them), read before
+    its <style> blocks, as a browser does with <link>s in the head. Only elements under <body>
+    are judged; <html> and <body> themselves never hide."""
+    if not css and not tree.xpath("boolean(//style or //*[@style] or //*[@hidden])"):
         return [], []  # most pages: nothing to read
-    rules = _page_rules(tree)
+    rules = _page_rules(tree, css)
     if not any(state is True for r in rules for state, _ in r.decls.values()) and not _inline_hiding(tree):
         return [], []  # rules that only show ("#content{font-size:18px}"): nothing to walk for
     index: dict = {}
@@ -105,11 +107,15 @@ def hidden_parts(tree) -> tuple[list, list]:
 # ----------------------------------------------------------------------------- reading the CSS
 
 
-def _page_rules(tree) -> list[_Rule]:
+def _page_rules(tree, css: str = "") -> list[_Rule]:
     import tinycss2
 
     rules: list[_Rule] = []
     budget = MAX_CSS_CHARS
+    if css:
+        css = css[:budget]
+        budget -= len(css)
+        _add_rules(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True), rules, 0)
     for style in tree.iter("style"):
         if budget <= 0 or len(rules) >= MAX_SELECTORS:
             break

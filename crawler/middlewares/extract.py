@@ -25,15 +25,22 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scrapy import signals
-from scrapy.http import Response
+from scrapy.http import Request, Response
 
+from fingerprint.visibility import MAX_CSS_CHARS
+
+from ..counts import count
 from ..extract import Selectors, extract
+from ..stylesheets import stylesheet_urls
+from .encoding import SITE
 
-__all__ = ["EXTRACTED", "WORKER_DIED", "ExtractMiddleware", "default_processes"]
+__all__ = ["CSS", "EXTRACTED", "WORKER_DIED", "ExtractMiddleware", "default_processes"]
 
 log = logging.getLogger(__name__)
 
 EXTRACTED = "fpt_extracted"  # meta: (url, Extracted) or (url, "ExceptionName") from a worker
+CSS = "fpt_css"  # meta: the text of the page's external stylesheets (crawler.stylesheets)
+MAX_CACHED = 512  # stylesheets kept per crawl
 WORKER_DIED = "extraction process died"
 MAX_PROCESSES = 4
 
@@ -52,9 +59,9 @@ def _ignore_interrupt() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _extract(html: str, url: str, selectors: Selectors | None) -> Any:
+def _extract(html: str, url: str, selectors: Selectors | None, css: str = "") -> Any:
     try:
-        return extract(html, url, selectors)
+        return extract(html, url, selectors, css)
     except Exception as e:  # the spider counts it as an extraction error, as when it extracts itself
         return type(e).__name__
 
@@ -65,6 +72,7 @@ class ExtractMiddleware:
     def __init__(self, processes: int, crawler=None):
         self.processes = processes
         self.crawler = crawler
+        self.sheets: dict[str, asyncio.Future] = {}  # stylesheet URL -> its text, fetched once per crawl
         self.pool: ProcessPoolExecutor | None = None
         if processes > 0:
             self._start()
@@ -85,21 +93,55 @@ class ExtractMiddleware:
         for _ in range(self.processes):
             self.pool.submit(int)
 
+    async def _stylesheets(self, html: str, url: str, request) -> str:
+        """The text of the page's external stylesheets (crawler.stylesheets), each fetched once."""
+        engine = getattr(self.crawler, "engine", None)
+        if engine is None:
+            return ""
+        texts = []
+        for sheet in stylesheet_urls(html, url):
+            got = self.sheets.get(sheet)
+            if got is None:
+                if len(self.sheets) >= MAX_CACHED:
+                    continue
+                got = self.sheets[sheet] = asyncio.ensure_future(self._fetch(engine, sheet, request))
+            texts.append(await asyncio.shield(got))
+        return "\n".join(t for t in texts if t)
+
+    async def _fetch(self, engine, url: str, page_request) -> str:
+        meta = {k: page_request.meta[k] for k in (SITE, "dont_obey_robotstxt") if k in page_request.meta}
+        try:
+            response = await engine.download_async(Request(url, meta=meta, priority=50))
+        except Exception as e:  # missing, refused by robots.txt, timed out: the page is read without it
+            log.debug("stylesheet %s not read: %s", url, e)
+            return ""
+        if not 200 <= response.status < 300:
+            return ""
+        if self.crawler is not None and meta.get(SITE):
+            count(self.crawler.stats, meta[SITE], "stylesheets read")
+        body = response.body[:MAX_CSS_CHARS * 4]
+        return body.decode(getattr(response, "encoding", None) or "utf-8", "replace")[:MAX_CSS_CHARS]
+
     def close(self, *_: Any, **__: Any) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
 
     async def process_response(self, request, response: Response, spider=None):
-        if self.pool is None or not 200 <= response.status < 300:
+        if not 200 <= response.status < 300:
             return response
         spider = getattr(self.crawler, "spider", None) or spider  # Scrapy 2.13+ passes no spider here
         job = getattr(spider, "extraction_job", None)
         args = job(request, response) if job is not None else None
         if args is None:
             return response
+        css = await self._stylesheets(args[0], response.url, request)
+        if css:
+            request.meta[CSS] = css  # for the spider, when it extracts in its own process
+        if self.pool is None:
+            return response
         try:
-            result = await asyncio.wrap_future(self.pool.submit(_extract, *args))
+            result = await asyncio.wrap_future(self.pool.submit(_extract, *args, css))
         except BrokenProcessPool:
             log.warning("the extraction process died on %s; extracting the next pages in a new one", response.url)
             self.close()

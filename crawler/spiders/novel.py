@@ -52,7 +52,7 @@ from ..extract import Extracted, extract, is_chapter_text
 from ..items import PageItem
 from ..middlewares.conditional import CONDITIONAL, made_by
 from ..middlewares.encoding import FORCE_ENCODING, SITE
-from ..middlewares.extract import EXTRACTED, WORKER_DIED
+from ..middlewares.extract import CSS, EXTRACTED, WORKER_DIED
 from ..middlewares.truncated import REASON as TRUNCATED
 from ..middlewares.truncated import TruncatedResponse
 from ..render import NEEDS_BROWSER, NeedsBrowser
@@ -331,7 +331,7 @@ class NovelSpider(scrapy.Spider):
             result = done[1]
         else:
             try:
-                result = extract(response.text, response.url, site.selectors)
+                result = extract(response.text, response.url, site.selectors, response.meta.get(CSS, ""))
             except Exception as e:  # a parser bug on one hostile page must not stop the crawl
                 result = type(e).__name__
         if isinstance(result, Extracted):

@@ -159,3 +159,27 @@ def test_a_lone_part_stored_alone_goes_when_a_later_crawl_joins_it_to_its_chapte
     assert ctx.store.count_matches(page=lone) == 0  # the copy is reported once, on the joined page
     assert run_of(ctx, result["site"]).counts["lone parts superseded"] == 1
     ctx.close()
+
+
+@pytest.mark.parametrize("processes", [0, 1])  # extracted in the crawl's process, or in a worker
+def test_junk_hidden_by_an_external_stylesheet_is_dropped_and_the_sheet_fetched_once(registered, processes):  # noqa: F811
+    from .layout_sites import Page
+
+    registered = dataclasses.replace(registered, extract_processes=processes)
+    with LayoutSite("biquge", CHAPTERS) as site:
+        site.pages["/css/site.css"] = Page(b"body{font-size:16px} .j7{display:none}", content_type="text/css",
+                                           kind="css")
+        for path in site.paths("chapter"):
+            p = site.pages[path]
+            html = p.body.decode("utf-8").replace("</head>", '<link rel="stylesheet" href="/css/site.css"></head>', 1)
+            html = html.replace("。", "。<span class='j7'>鑫垚淼</span>")
+            site.pages[path] = dataclasses.replace(p, body=html.encode("utf-8"))
+        result = crawl(registered, site.url + "/")
+        sheet_hits = [h.path for h in site.hits].count("/css/site.css")
+        base = site.url
+    ctx = Context(registered)
+    stored = [p for p in ctx.store.pages() if p.key.startswith(base)]
+    assert len(stored) == len(CHAPTERS) and not any("鑫" in p.text for p in stored)
+    assert sheet_hits == 1  # one fetch for every page that links it
+    assert run_of(ctx, result["site"]).counts["stylesheets read"] == 1
+    ctx.close()
