@@ -58,7 +58,7 @@ _STRIP_HIDDEN = """() => {
     if (s.display === 'none' || parseFloat(s.opacity) === 0) { gone.push(el); continue; }
     const r = el.getBoundingClientRect();
     if (r.width > 0 && (r.right < -500 || r.bottom < -500)) { gone.push(el); continue; }
-    const transparent = s.color === 'transparent' || /rgba\([^)]*,\s*0\)$/.test(s.color);
+    const transparent = s.color === 'transparent' || /rgba\\([^)]*,\\s*0\\)$/.test(s.color);
     if (s.visibility === 'hidden' || s.visibility === 'collapse' || parseFloat(s.fontSize) === 0 || transparent)
       mute.push(el);
   }
