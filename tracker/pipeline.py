@@ -20,8 +20,7 @@ from fingerprint.sources import ReadReport, read_documents
 from .context import Context
 from .fingerprints import pack_keys, params_of
 from .names import clean_site_name
-from .store import FingerprintRecord, MatchRecord, NotFound, Page
-from .store.base import BadRecord
+from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page
 
 EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
 

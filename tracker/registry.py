@@ -15,8 +15,7 @@ from fingerprint.sources import ReadReport, read_documents
 
 from .context import Context
 from .fingerprints import pack_keys, params_of
-from .store import Chapter, FingerprintRecord, Work
-from .store.base import BadRecord
+from .store import BadRecord, Chapter, FingerprintRecord, Work
 
 _NUMBER_IN_NAME = re.compile(r"第\s*([0-9零〇一二两三四五六七八九十百千]+)\s*[章回节卷]|(\d+)")
 

@@ -11,8 +11,8 @@ import pytest
 from bson import Binary
 from pymongo.errors import AutoReconnect, DuplicateKeyError, ServerSelectionTimeoutError
 
-from tracker.store import StoreError, Work
-from tracker.store import mongo as mongo_module
+from tracker.store import StoreError, Work, content_hash
+from tracker.store.mongo import connection as mongo_module
 from tracker.store.mongo import MongoStore, redact
 from tracker.store.open import open_store
 
@@ -117,7 +117,7 @@ def test_changed_page_race_retries_against_the_new_text(store, monkeypatch):
     def racing(filter, update, *args, **kwargs):
         if not raced and "content_hash" in filter:
             raced.append(1)
-            real({"key": "k"}, {"$set": {"text": "two", "content_hash": mongo_module.content_hash("two")}})
+            real({"key": "k"}, {"$set": {"text": "two", "content_hash": content_hash("two")}})
         return real(filter, update, *args, **kwargs)
 
     monkeypatch.setattr(store._pages, "update_one", racing)

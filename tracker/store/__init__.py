@@ -1,11 +1,14 @@
-"""Stores: one interface (`base.Store`), an embedded SQLite backend and a MongoDB backend."""
-from .base import (
+"""Stores: one interface (`base.Store`, a class per concern), an embedded SQLite backend
+(`sqlite/`) and a MongoDB backend (`mongo/`), each a module per concern."""
+from .base import Store
+from .records import (
     MATCH_GROUPS,
     MATCH_SORTS,
     MATCH_STATUSES,
     PAGE_GROUPS,
     PAGE_STATUSES,
     ROLES,
+    BadRecord,
     Chapter,
     CrawlRun,
     FingerprintRecord,
@@ -13,7 +16,6 @@ from .base import (
     NotFound,
     Page,
     Site,
-    Store,
     StoreError,
     User,
     UserSession,
@@ -23,7 +25,7 @@ from .base import (
 )
 
 __all__ = [
-    "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS", "PAGE_STATUSES", "ROLES", "Chapter", "CrawlRun",
-    "FingerprintRecord", "MatchRecord", "NotFound", "Page", "Site", "Store", "StoreError", "User", "UserSession",
-    "Work", "content_hash", "now",
+    "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS", "PAGE_STATUSES", "ROLES", "BadRecord", "Chapter",
+    "CrawlRun", "FingerprintRecord", "MatchRecord", "NotFound", "Page", "Site", "Store", "StoreError", "User",
+    "UserSession", "Work", "content_hash", "now",
 ]

@@ -1,170 +1,44 @@
-"""The store interface: works, chapters, pages, fingerprints and matches.
+"""The store interface: one abstract class per concern, and `Store`, all of them.
 
 Two backends implement it: SQLite (the embedded default, no server) and
 MongoDB (production). One contract test suite runs against both. Unique keys
 make every write idempotent: storing the same page, chapter or match twice
-updates the record and never duplicates it.
+updates the record and never duplicates it. Every method is safe to call twice
+with the same arguments.
 """
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
-PAGE_STATUSES = ("queued", "done", "failed")
-MATCH_STATUSES = ("new", "confirmed", "dismissed", "takedown-sent", "removed")
-ROLES = ("admin", "viewer")
-#: Orders `matches` accepts ("-" first: descending); ties are broken by page, then chapter.
-MATCH_SORTS = ("containment", "similarity", "page_share", "first_seen", "last_seen", "site", "work", "chapter",
-               "status")
-#: Fields `match_summary` groups by; "day" is the UTC date of first_seen, as YYYY-MM-DD.
-MATCH_GROUPS = ("work", "site", "chapter", "status", "day")
-PAGE_GROUPS = ("site", "status")
+from .records import (  # noqa: F401  (re-exported: callers import them from here too)
+    MATCH_GROUPS,
+    MATCH_SORTS,
+    MATCH_STATUSES,
+    PAGE_GROUPS,
+    PAGE_STATUSES,
+    ROLES,
+    BadRecord,
+    Chapter,
+    CrawlRun,
+    FingerprintRecord,
+    MatchRecord,
+    NotFound,
+    Page,
+    Site,
+    StoreError,
+    User,
+    UserSession,
+    Work,
+    content_hash,
+    now,
+)
 
 
-def now() -> datetime:
-    """The current time in UTC, to the millisecond (what both backends can store)."""
-    t = datetime.now(timezone.utc)
-    return t.replace(microsecond=t.microsecond // 1000 * 1000)
-
-
-def content_hash(text: str) -> str:
-    """A hash of the exact text (SHA-256, hex), to tell whether a chapter or page changed."""
-    # surrogatepass: hashing never fails; a lone surrogate that reaches the store is refused there
-    # as one BadRecord (entry points replace them first, see fingerprint.scrub).
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-class StoreError(Exception):
-    """The store cannot be reached or refused a write; the message says what to check."""
-
-
-class BadRecord(StoreError):
-    """The store refused one record (text it cannot encode, a key it cannot hold); others still go in."""
-
-
-class NotFound(KeyError):
-    """No record with that key."""
-
-
-@dataclass
-class Work:
-    id: str  # slug, unique
-    title: str
-    author: str = ""
-    created_at: datetime = field(default_factory=now)
-
-
-@dataclass
-class Chapter:
-    key: str  # unique across works, e.g. "山城旧事/第一章"
-    work: str  # Work.id
-    title: str
-    text: str
-    number: int | None = None  # order in the work
-    content_hash: str = ""
-    doc: int = -1  # numeric id for the indexes, assigned by the store on first insert, never reused
-    updated_at: datetime = field(default_factory=now)
-
-
-@dataclass
-class Page:
-    key: str  # unique: the URL, or a file name for ingested files
-    text: str
-    url: str = ""
-    site: str = ""
-    fetched_at: datetime = field(default_factory=now)
-    content_hash: str = ""
-    status: str = "queued"  # queued | done | failed
-    reason: str = ""  # why it failed
-    attempts: int = 0
-    updated_at: datetime = field(default_factory=now)
-    meta: dict[str, Any] = field(default_factory=dict)
-    # HTTP validators of the response the page came from, sent back when it is crawled again
-    # (If-None-Match, If-Modified-Since) so that an unchanged page costs a 304 and no body.
-    etag: str = ""
-    last_modified: str = ""
-
-
-@dataclass
-class FingerprintRecord:
-    chapter: str  # Chapter.key
-    params_hash: str  # hash of the engine + index parameters that made it
-    params: dict[str, Any]
-    data: bytes  # serialised IndexKeys (see tracker.fingerprints)
-    created_at: datetime = field(default_factory=now)
-
-
-@dataclass
-class MatchRecord:
-    page: str  # Page.key
-    chapter: str  # Chapter.key
-    work: str
-    site: str
-    similarity: float
-    containment: float
-    page_share: float
-    verdict: str
-    scores: dict[str, float] = field(default_factory=dict)
-    spans: list[dict[str, int]] = field(default_factory=list)  # page_start, page_end, original_start, original_end
-    status: str = "new"
-    first_seen: datetime = field(default_factory=now)
-    last_seen: datetime = field(default_factory=now)
-    history: list[dict[str, Any]] = field(default_factory=list)  # {"status", "by", "at"} per change
-
-
-@dataclass
-class Site:
-    """A watched site: where to start crawling and the rules that improve its extraction."""
-    name: str  # unique, e.g. "biquge"
-    start_urls: list[str]
-    rules: dict[str, Any] = field(default_factory=dict)  # crawler.rules.SiteRules as a dict
-    recrawl: bool = True  # crawled again by the daily run
-    created_at: datetime = field(default_factory=now)
-    updated_at: datetime = field(default_factory=now)
-
-
-@dataclass
-class CrawlRun:
-    """What one crawl of one site did."""
-    site: str
-    started_at: datetime
-    finished_at: datetime
-    outcome: str  # why it stopped: "finished", "shutdown" (paused), "closespider_pagecount", ...
-    counts: dict[str, int] = field(default_factory=dict)  # fetched, stored, unchanged, skipped, failed, matched
-    skipped: dict[str, int] = field(default_factory=dict)  # reason -> pages
-    failed: dict[str, int] = field(default_factory=dict)  # reason -> pages
-    job: str = ""  # the crawl job it belongs to (a resumed crawl keeps its job)
-    id: int = 0  # assigned by the store
-
-
-@dataclass
-class User:
-    """Someone who signs in to the admin."""
-    name: str
-    password_hash: str  # never the password itself
-    role: str = "viewer"  # admin | viewer
-    failed_logins: int = 0  # since the last successful login
-    locked_until: datetime | None = None
-    created_at: datetime = field(default_factory=now)
-
-
-@dataclass
-class UserSession:
-    """A signed-in browser session of the admin. The cookie holds a random secret; the store
-    keeps only its hash, so a copy of the store cannot be replayed as a cookie."""
-    id: str  # SHA-256 (hex) of the cookie's secret
-    user: str  # User.name
-    created_at: datetime = field(default_factory=now)
-    last_seen: datetime = field(default_factory=now)
-    stamp: str = ""  # derived from the password hash at sign-in: a changed password ends the session
-
-
-class Store(ABC):
-    """Every method is safe to call twice with the same arguments."""
+class OriginalsStore(ABC):
+    """Works, their chapters, and the chapters' fingerprints."""
 
     # works
     @abstractmethod
@@ -208,6 +82,20 @@ class Store(ABC):
     @abstractmethod
     def delete_chapter(self, key: str) -> None:
         """Remove a chapter and its fingerprints (its matches stay, for the record)."""
+
+    # fingerprints
+    @abstractmethod
+    def put_fingerprint(self, record: FingerprintRecord) -> None:
+        """Insert or replace the fingerprint of (chapter, params_hash)."""
+
+    @abstractmethod
+    def fingerprints(self, params_hash: str) -> Iterator[FingerprintRecord]:
+        """All fingerprints made with these parameters."""
+
+
+
+class PagesStore(ABC):
+    """Crawled and ingested pages."""
 
     # pages
     @abstractmethod
@@ -260,14 +148,10 @@ class Store(ABC):
         """Pages grouped by some of PAGE_GROUPS: one dict per group with those fields and
         "pages", "last_fetched"; most pages first, then by the group fields."""
 
-    # fingerprints
-    @abstractmethod
-    def put_fingerprint(self, record: FingerprintRecord) -> None:
-        """Insert or replace the fingerprint of (chapter, params_hash)."""
 
-    @abstractmethod
-    def fingerprints(self, params_hash: str) -> Iterator[FingerprintRecord]:
-        """All fingerprints made with these parameters."""
+
+class MatchesStore(ABC):
+    """Matches of pages with chapters, and their review."""
 
     # matches
     @abstractmethod
@@ -304,6 +188,11 @@ class Store(ABC):
         """Change a match's status and append {"status", "by", "at"} to its history.
         Raises NotFound, ValueError for a bad status."""
 
+
+
+class SitesStore(ABC):
+    """Watched sites and their crawls."""
+
     # sites and crawls
     @abstractmethod
     def upsert_site(self, site: Site) -> Site:
@@ -328,6 +217,11 @@ class Store(ABC):
     @abstractmethod
     def crawl_runs(self, *, site: str | None = None, limit: int | None = 50) -> list[CrawlRun]:
         """Crawls (of one site), most recent start first."""
+
+
+
+class AccountsStore(ABC):
+    """The admin's users and sessions."""
 
     # users
     @abstractmethod
@@ -382,6 +276,11 @@ class Store(ABC):
     def purge_sessions(self, *, seen_before: datetime, created_before: datetime) -> int:
         """Delete the sessions last seen before `seen_before` or created before `created_before`
         (idle or too old); returns how many."""
+
+
+
+class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore):
+    """Everything the system keeps."""
 
     # reports
     @abstractmethod

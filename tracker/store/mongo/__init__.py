@@ -1,0 +1,25 @@
+"""The production store: MongoDB (see connection.py for how concurrent writers stay
+consistent). One module per concern; `MongoStore` puts them together."""
+from __future__ import annotations
+
+from ..base import Store
+from . import accounts, matches, originals, pages, sites
+from .accounts import AccountsMongo
+from .connection import MongoBase, redact
+from .matches import MatchesMongo
+from .originals import OriginalsMongo
+from .pages import PagesMongo
+from .reports import ReportsMongo
+from .sites import SitesMongo
+
+__all__ = ["MongoStore", "redact"]
+
+_CONCERNS = (originals, pages, matches, sites, accounts)
+
+
+class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ReportsMongo, MongoBase, Store):
+    """The store in a MongoDB database. `client` takes an existing client (tests pass
+    mongomock.MongoClient()); otherwise one is made for `url`, failing within
+    `timeout_ms` when no server answers."""
+
+    INDEXES = {name: idx for m in _CONCERNS for name, idx in m.INDEXES.items()}

@@ -1,0 +1,145 @@
+"""MongoDB: matches of pages with chapters, their scores, evidence spans and review history."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pymongo import ASCENDING, DESCENDING, ReturnDocument
+from pymongo.errors import DuplicateKeyError
+
+from ..records import (
+    MATCH_GROUPS,
+    MATCH_SORTS,
+    MATCH_STATUSES,
+    MatchRecord,
+    NotFound,
+    now,
+)
+from ..values import (
+    check_groups,
+    check_status,
+    check_window,
+    clean_scores,
+    clean_spans,
+    parse_sort,
+    statuses,
+    to_text,
+    utc,
+)
+from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
+
+INDEXES = {
+    "matches": [
+        ([("page", ASCENDING), ("chapter", ASCENDING)], True),
+        ([("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
+        ([("work", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
+        ([("site", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
+        ([("site", ASCENDING), ("status", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING),
+          ("chapter", ASCENDING)], False),
+        ([("status", ASCENDING), ("containment", DESCENDING), ("page", ASCENDING), ("chapter", ASCENDING)], False),
+        ([("chapter", ASCENDING)], False),
+        ([("first_seen", ASCENDING)], False),
+        ([("last_seen", ASCENDING)], False),
+        ([("similarity", ASCENDING)], False),
+        ([("page_share", ASCENDING)], False),
+    ],
+}
+
+
+def _match(d: dict[str, Any]) -> MatchRecord:
+    return MatchRecord(page=d["page"], chapter=d["chapter"], work=d["work"], site=d["site"],
+                       similarity=d["similarity"], containment=d["containment"], page_share=d["page_share"],
+                       verdict=d["verdict"], scores=d.get("scores") or {}, spans=d.get("spans") or [],
+                       status=d["status"], first_seen=aware(d["first_seen"]), last_seen=aware(d["last_seen"]),
+                       history=aware(d.get("history") or []))
+
+
+class MatchesMongo(MongoBase):
+
+    # ---- matches -------------------------------------------------------------------
+
+    @_guarded
+    def upsert_match(self, match: MatchRecord) -> MatchRecord:
+        """`last_seen` only moves forward (a late, older observation does not take it back)."""
+        check_status(match.status, MATCH_STATUSES, "match status")
+        key = {"page": match.page, "chapter": match.chapter}
+        update = {
+            "$set": {"work": match.work, "site": match.site, "similarity": float(match.similarity),
+                     "containment": float(match.containment), "page_share": float(match.page_share),
+                     "verdict": match.verdict, "scores": clean_scores(match.scores),
+                     "spans": clean_spans(match.spans)},
+            "$max": {"last_seen": utc(match.last_seen)},
+            "$setOnInsert": {"first_seen": utc(match.first_seen), "status": match.status,
+                             "history": storable(match.history)},
+        }
+        for _ in range(RETRIES):
+            try:
+                d = self._matches.find_one_and_update(key, update, upsert=True, projection=NO_ID,
+                                                      return_document=ReturnDocument.AFTER)
+                return _match(d)
+            except DuplicateKeyError:  # a concurrent insert of the same match won: update it instead
+                continue
+        raise self._lost("match", f"{match.page} / {match.chapter}")
+
+    @_guarded
+    def get_match(self, page: str, chapter: str) -> MatchRecord:
+        d = self._matches.find_one({"page": page, "chapter": chapter}, NO_ID)
+        if d is None:
+            raise NotFound(f"no match of page {page!r} with chapter {chapter!r}")
+        return _match(d)
+
+    @staticmethod
+    def _match_query(work: str | None, page: str | None, site: str | None, status: Any,
+                     chapter: str | None) -> dict[str, Any]:
+        status = statuses(status, MATCH_STATUSES)
+        return _query((("work", work), ("page", page), ("site", site), ("status", status), ("chapter", chapter)))
+
+    @_guarded
+    def matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
+                status: str | None = None, chapter: str | None = None, limit: int | None = None, offset: int = 0,
+                sort: str = "-containment") -> list[MatchRecord]:
+        query = self._match_query(work, page, site, status, chapter)
+        check_window(limit, offset)
+        field_name, descending = parse_sort(sort, MATCH_SORTS)
+        if limit == 0:  # MongoDB reads limit 0 as "no limit"
+            return []
+        order = [(field_name, DESCENDING if descending else ASCENDING), ("page", ASCENDING), ("chapter", ASCENDING)]
+        cursor = self._matches.find(query, NO_ID).sort(order).skip(offset)
+        if limit is not None:
+            cursor = cursor.limit(limit)
+        return [_match(d) for d in cursor]
+
+    @_guarded
+    def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
+                      status: str | None = None, chapter: str | None = None) -> int:
+        return self._matches.count_documents(self._match_query(work, page, site, status, chapter))
+
+    @_guarded
+    def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
+                      status: str | None = None) -> list[dict[str, Any]]:
+        by = check_groups(by, MATCH_GROUPS)
+        query = self._match_query(work, None, site, status, None)
+        group_id = {f: ({"$dateToString": {"format": "%Y-%m-%d", "date": "$first_seen"}} if f == "day" else f"${f}")
+                    for f in by}
+        rows = self._matches.aggregate([
+            {"$match": query},
+            {"$group": {"_id": group_id, "matches": {"$sum": 1}, "pages": {"$addToSet": "$page"},
+                        "chapters": {"$addToSet": "$chapter"}, "first_seen": {"$min": "$first_seen"},
+                        "last_seen": {"$max": "$last_seen"}}},
+        ])
+        out = [{**{f: r["_id"][f] for f in by}, "matches": int(r["matches"]), "pages": len(r["pages"]),
+                "chapters": len(r["chapters"]), "first_seen": aware(r["first_seen"]),
+                "last_seen": aware(r["last_seen"])} for r in rows]
+        out.sort(key=lambda r: (-r["matches"], *(r[f] for f in by)))
+        return out
+
+    @_guarded
+    def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
+        """Setting the status it already has changes nothing (no second history entry).
+        The entry's "at" is ISO-8601 text in UTC, so history stays plain JSON for every reader."""
+        check_status(status, MATCH_STATUSES, "match status")
+        d = self._matches.find_one_and_update(
+            {"page": page, "chapter": chapter, "status": {"$ne": status}},
+            {"$set": {"status": status}, "$push": {"history": {"status": status, "by": by, "at": to_text(now())}}},
+            projection=NO_ID, return_document=ReturnDocument.AFTER)
+        return _match(d) if d is not None else self.get_match(page, chapter)

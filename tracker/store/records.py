@@ -1,0 +1,161 @@
+"""The records the stores keep, their statuses and the store's errors.
+
+Two backends implement it: SQLite (the embedded default, no server) and
+MongoDB (production). One contract test suite runs against both. Unique keys
+make every write idempotent: storing the same page, chapter or match twice
+updates the record and never duplicates it.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+PAGE_STATUSES = ("queued", "done", "failed")
+MATCH_STATUSES = ("new", "confirmed", "dismissed", "takedown-sent", "removed")
+ROLES = ("admin", "viewer")
+#: Orders `matches` accepts ("-" first: descending); ties are broken by page, then chapter.
+MATCH_SORTS = ("containment", "similarity", "page_share", "first_seen", "last_seen", "site", "work", "chapter",
+               "status")
+#: Fields `match_summary` groups by; "day" is the UTC date of first_seen, as YYYY-MM-DD.
+MATCH_GROUPS = ("work", "site", "chapter", "status", "day")
+PAGE_GROUPS = ("site", "status")
+
+
+def now() -> datetime:
+    """The current time in UTC, to the millisecond (what both backends can store)."""
+    t = datetime.now(timezone.utc)
+    return t.replace(microsecond=t.microsecond // 1000 * 1000)
+
+
+def content_hash(text: str) -> str:
+    """A hash of the exact text (SHA-256, hex), to tell whether a chapter or page changed."""
+    # surrogatepass: hashing never fails; a lone surrogate that reaches the store is refused there
+    # as one BadRecord (entry points replace them first, see fingerprint.scrub).
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class StoreError(Exception):
+    """The store cannot be reached or refused a write; the message says what to check."""
+
+
+class BadRecord(StoreError):
+    """The store refused one record (text it cannot encode, a key it cannot hold); others still go in."""
+
+
+class NotFound(KeyError):
+    """No record with that key."""
+
+
+@dataclass
+class Work:
+    id: str  # slug, unique
+    title: str
+    author: str = ""
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass
+class Chapter:
+    key: str  # unique across works, e.g. "山城旧事/第一章"
+    work: str  # Work.id
+    title: str
+    text: str
+    number: int | None = None  # order in the work
+    content_hash: str = ""
+    doc: int = -1  # numeric id for the indexes, assigned by the store on first insert, never reused
+    updated_at: datetime = field(default_factory=now)
+
+
+@dataclass
+class Page:
+    key: str  # unique: the URL, or a file name for ingested files
+    text: str
+    url: str = ""
+    site: str = ""
+    fetched_at: datetime = field(default_factory=now)
+    content_hash: str = ""
+    status: str = "queued"  # queued | done | failed
+    reason: str = ""  # why it failed
+    attempts: int = 0
+    updated_at: datetime = field(default_factory=now)
+    meta: dict[str, Any] = field(default_factory=dict)
+    # HTTP validators of the response the page came from, sent back when it is crawled again
+    # (If-None-Match, If-Modified-Since) so that an unchanged page costs a 304 and no body.
+    etag: str = ""
+    last_modified: str = ""
+
+
+@dataclass
+class FingerprintRecord:
+    chapter: str  # Chapter.key
+    params_hash: str  # hash of the engine + index parameters that made it
+    params: dict[str, Any]
+    data: bytes  # serialised IndexKeys (see tracker.fingerprints)
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass
+class MatchRecord:
+    page: str  # Page.key
+    chapter: str  # Chapter.key
+    work: str
+    site: str
+    similarity: float
+    containment: float
+    page_share: float
+    verdict: str
+    scores: dict[str, float] = field(default_factory=dict)
+    spans: list[dict[str, int]] = field(default_factory=list)  # page_start, page_end, original_start, original_end
+    status: str = "new"
+    first_seen: datetime = field(default_factory=now)
+    last_seen: datetime = field(default_factory=now)
+    history: list[dict[str, Any]] = field(default_factory=list)  # {"status", "by", "at"} per change
+
+
+@dataclass
+class Site:
+    """A watched site: where to start crawling and the rules that improve its extraction."""
+    name: str  # unique, e.g. "biquge"
+    start_urls: list[str]
+    rules: dict[str, Any] = field(default_factory=dict)  # crawler.rules.SiteRules as a dict
+    recrawl: bool = True  # crawled again by the daily run
+    created_at: datetime = field(default_factory=now)
+    updated_at: datetime = field(default_factory=now)
+
+
+@dataclass
+class CrawlRun:
+    """What one crawl of one site did."""
+    site: str
+    started_at: datetime
+    finished_at: datetime
+    outcome: str  # why it stopped: "finished", "shutdown" (paused), "closespider_pagecount", ...
+    counts: dict[str, int] = field(default_factory=dict)  # fetched, stored, unchanged, skipped, failed, matched
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> pages
+    failed: dict[str, int] = field(default_factory=dict)  # reason -> pages
+    job: str = ""  # the crawl job it belongs to (a resumed crawl keeps its job)
+    id: int = 0  # assigned by the store
+
+
+@dataclass
+class User:
+    """Someone who signs in to the admin."""
+    name: str
+    password_hash: str  # never the password itself
+    role: str = "viewer"  # admin | viewer
+    failed_logins: int = 0  # since the last successful login
+    locked_until: datetime | None = None
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass
+class UserSession:
+    """A signed-in browser session of the admin. The cookie holds a random secret; the store
+    keeps only its hash, so a copy of the store cannot be replayed as a cookie."""
+    id: str  # SHA-256 (hex) of the cookie's secret
+    user: str  # User.name
+    created_at: datetime = field(default_factory=now)
+    last_seen: datetime = field(default_factory=now)
+    stamp: str = ""  # derived from the password hash at sign-in: a changed password ends the session

@@ -1,0 +1,26 @@
+"""The embedded store: one SQLite file, no server to run (see connection.py for how
+processes share it). One module per concern; `SQLiteStore` puts them together."""
+from __future__ import annotations
+
+from ..base import Store
+from . import accounts, matches, originals, pages, sites
+from .accounts import AccountsSQL
+from .connection import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteBase
+from .matches import MatchesSQL
+from .originals import OriginalsSQL
+from .pages import PagesSQL
+from .reports import ReportsSQL
+from .sites import SitesSQL
+
+__all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SQLiteStore"]
+
+_CONCERNS = (originals, pages, matches, sites, accounts)
+
+
+class SQLiteStore(OriginalsSQL, PagesSQL, MatchesSQL, SitesSQL, AccountsSQL, ReportsSQL, SQLiteBase, Store):
+    """The store in one SQLite file (or ":memory:"). One connection per object; use an
+    object from one thread at a time (a lock serialises calls if threads do share it),
+    and open one object per process to share the file."""
+
+    SCHEMA = "".join(m.SCHEMA for m in _CONCERNS)
+    ADDED_COLUMNS = {table: cols for m in _CONCERNS for table, cols in getattr(m, "ADDED_COLUMNS", {}).items()}
