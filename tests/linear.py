@@ -1,7 +1,8 @@
 """Prove that a text path runs in linear time, by a ratio rather than a wall clock.
 
 `assert_linear(fn, make, n)` times `fn(make(n))` and `fn(make(8 * n))`, each the
-best of a few runs (so a busy machine only slows both), and fails when the
+best of a few runs, in CPU time of the calling thread (so other processes on a
+busy machine do not count, and a burst of load only slows both), and fails when the
 larger input costs more than `max_ratio` times the smaller one. Linear code
 gives a ratio near 8 (often less, as fixed costs amortise); quadratic code gives
 about 64, so the default bound of 12 separates them with room for noise, caches
@@ -21,13 +22,13 @@ MAX_RATIO = 12.0
 
 
 def best_time(fn: Callable[[Any], Any], arg: Any, repeats: int = 3) -> float:
-    """The fastest of `repeats` calls of fn(arg), in seconds."""
+    """The fastest of `repeats` calls of fn(arg), in seconds of this thread's CPU time."""
     best = float("inf")
     for _ in range(repeats):
         gc.collect()
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         fn(arg)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.thread_time() - t0)
     return best
 
 
