@@ -7,17 +7,8 @@ from typing import Any
 from pymongo import ASCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from ..records import (
-    ROLES,
-    NotFound,
-    User,
-    UserSession,
-    now,
-)
-from ..values import (
-    check_role,
-    utc,
-)
+from ..records import ROLES, NotFound, User, UserSession, now
+from ..values import check_role, utc
 from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware
 
 INDEXES = {
@@ -43,6 +34,7 @@ def _session(d: dict[str, Any]) -> UserSession:
 
 
 class AccountsMongo(MongoBase):
+    """Users and sessions in MongoDB."""
 
     # ---- users -----------------------------------------------------------------------
 

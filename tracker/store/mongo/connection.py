@@ -27,13 +27,8 @@ from bson.errors import BSONError
 from pymongo import MongoClient
 from pymongo.errors import DocumentTooLarge, PyMongoError
 
-from ..records import (
-    BadRecord,
-    StoreError,
-)
-from ..values import (
-    utc,
-)
+from ..records import BadRecord, StoreError
+from ..values import utc
 
 T = TypeVar("T")
 RETRIES = 8  # conditional updates lost to concurrent writers before giving up

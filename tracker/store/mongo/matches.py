@@ -7,14 +7,7 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from ..records import (
-    MATCH_GROUPS,
-    MATCH_SORTS,
-    MATCH_STATUSES,
-    MatchRecord,
-    NotFound,
-    now,
-)
+from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound, now
 from ..values import (
     check_groups,
     check_status,
@@ -55,6 +48,7 @@ def _match(d: dict[str, Any]) -> MatchRecord:
 
 
 class MatchesMongo(MongoBase):
+    """Matches in MongoDB."""
 
     # ---- matches -------------------------------------------------------------------
 

@@ -8,17 +8,8 @@ from bson import Binary
 from pymongo import ASCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from ..records import (
-    Chapter,
-    FingerprintRecord,
-    NotFound,
-    StoreError,
-    Work,
-    content_hash,
-)
-from ..values import (
-    utc,
-)
+from ..records import Chapter, FingerprintRecord, NotFound, StoreError, Work, content_hash
+from ..values import utc
 from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
 
 INDEXES = {
@@ -50,6 +41,7 @@ def _fingerprint(d: dict[str, Any]) -> FingerprintRecord:
 
 
 class OriginalsMongo(MongoBase):
+    """Works, chapters and fingerprints in MongoDB."""
 
     def _next_doc(self) -> int:
         r = self._counters.find_one_and_update({"_id": "chapter_doc"}, {"$inc": {"value": 1}}, upsert=True,

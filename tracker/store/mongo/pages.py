@@ -8,20 +8,8 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import DuplicateKeyError
 
-from ..records import (
-    PAGE_GROUPS,
-    PAGE_STATUSES,
-    NotFound,
-    Page,
-    content_hash,
-    now,
-)
-from ..values import (
-    check_groups,
-    check_status,
-    check_window,
-    utc,
-)
+from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, content_hash, now
+from ..values import check_groups, check_status, check_window, utc
 from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
 
 INDEXES = {
@@ -44,6 +32,7 @@ def _page(d: dict[str, Any]) -> Page:
 
 
 class PagesMongo(MongoBase):
+    """Pages in MongoDB."""
 
     # ---- pages -------------------------------------------------------------------
 

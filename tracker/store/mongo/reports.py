@@ -5,19 +5,14 @@ from typing import Any
 
 from pymongo import ASCENDING, DESCENDING
 
-from ..records import (
-    MATCH_STATUSES,
-    PAGE_STATUSES,
-    Page,
-)
-from ..values import (
-    check_window,
-)
+from ..records import MATCH_STATUSES, PAGE_STATUSES, Page
+from ..values import check_window
 from .connection import NO_ID, MongoBase, _guarded
 from .pages import _page
 
 
 class ReportsMongo(MongoBase):
+    """Totals and failures from MongoDB."""
 
     # ---- reports -------------------------------------------------------------------
 

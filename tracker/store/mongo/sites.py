@@ -6,16 +6,8 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from ..records import (
-    CrawlRun,
-    NotFound,
-    Site,
-)
-from ..values import (
-    check_window,
-    clean_counts,
-    utc,
-)
+from ..records import CrawlRun, NotFound, Site
+from ..values import check_window, clean_counts, utc
 from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
 
 INDEXES = {
@@ -49,6 +41,7 @@ def _unkeyed(pairs: list[dict[str, Any]] | None) -> dict[str, int]:
 
 
 class SitesMongo(MongoBase):
+    """Sites and crawl runs in MongoDB."""
 
     # ---- sites and crawls -----------------------------------------------------------
 

@@ -4,17 +4,8 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta
 
-from ..records import (
-    ROLES,
-    NotFound,
-    User,
-    UserSession,
-    now,
-)
-from ..values import (
-    check_role,
-    to_text,
-)
+from ..records import ROLES, NotFound, User, UserSession, now
+from ..values import check_role, to_text
 from .connection import SQLiteBase, _guarded, _where, from_text
 
 SCHEMA = """
@@ -51,6 +42,7 @@ def _session(r: sqlite3.Row) -> UserSession:
 
 
 class AccountsSQL(SQLiteBase):
+    """Users and sessions in SQLite."""
 
     # ---- users -----------------------------------------------------------------------
 

@@ -29,14 +29,8 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..records import (
-    BadRecord,
-    NotFound,
-    StoreError,
-)
-from ..values import (
-    to_text,
-)
+from ..records import BadRecord, NotFound, StoreError
+from ..values import to_text
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 30_000

@@ -5,24 +5,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ..records import (
-    MATCH_GROUPS,
-    MATCH_SORTS,
-    MATCH_STATUSES,
-    MatchRecord,
-    NotFound,
-    now,
-)
-from ..values import (
-    check_groups,
-    check_status,
-    check_window,
-    clean_scores,
-    clean_spans,
-    parse_sort,
-    statuses,
-    to_text,
-)
+from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound, now
+from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
 
 SCHEMA = """
@@ -65,6 +49,7 @@ def _match(r: sqlite3.Row) -> MatchRecord:
 
 
 class MatchesSQL(SQLiteBase):
+    """Matches in SQLite."""
 
     # ---- matches -------------------------------------------------------------------
 

@@ -4,15 +4,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from ..records import (
-    Chapter,
-    FingerprintRecord,
-    Work,
-    content_hash,
-)
-from ..values import (
-    to_text,
-)
+from ..records import Chapter, FingerprintRecord, Work, content_hash
+from ..values import to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
 
 SCHEMA = """
@@ -62,6 +55,7 @@ def _fingerprint(r: sqlite3.Row) -> FingerprintRecord:
 
 
 class OriginalsSQL(SQLiteBase):
+    """Works, chapters and fingerprints in SQLite."""
 
     # ---- works -----------------------------------------------------------------
 

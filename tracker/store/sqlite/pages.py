@@ -5,20 +5,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..records import (
-    PAGE_GROUPS,
-    PAGE_STATUSES,
-    NotFound,
-    Page,
-    content_hash,
-    now,
-)
-from ..values import (
-    check_groups,
-    check_status,
-    check_window,
-    to_text,
-)
+from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, content_hash, now
+from ..values import check_groups, check_status, check_window, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
 
 SCHEMA = """
@@ -55,6 +43,7 @@ def _page(r: sqlite3.Row) -> Page:
 
 
 class PagesSQL(SQLiteBase):
+    """Pages in SQLite."""
 
     # ---- pages -------------------------------------------------------------------
 

@@ -3,19 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import (
-    MATCH_STATUSES,
-    PAGE_STATUSES,
-    Page,
-)
-from ..values import (
-    check_window,
-)
+from ..records import MATCH_STATUSES, PAGE_STATUSES, Page
+from ..values import check_window
 from .connection import SQLiteBase, _guarded
 from .pages import _page
 
 
 class ReportsSQL(SQLiteBase):
+    """Totals and failures from SQLite."""
 
     # ---- reports -------------------------------------------------------------------
 

@@ -3,16 +3,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..records import (
-    CrawlRun,
-    NotFound,
-    Site,
-)
-from ..values import (
-    check_window,
-    clean_counts,
-    to_text,
-)
+from ..records import CrawlRun, NotFound, Site
+from ..values import check_window, clean_counts, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
 
 SCHEMA = """
@@ -52,6 +44,7 @@ def _crawl_run(r: sqlite3.Row) -> CrawlRun:
 
 
 class SitesSQL(SQLiteBase):
+    """Sites and crawl runs in SQLite."""
 
     # ---- sites and crawls -----------------------------------------------------------
 
