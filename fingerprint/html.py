@@ -165,7 +165,6 @@ def remove_furniture(tree):
     Linear in the size of the page: text lengths are counted once, bottom up, and each
     parent's text is joined once after its furniture is gone (see _remove_keeping_tails).
     """
-    from lxml import etree
 
     body = tree.find(".//body")
     root = body if body is not None else tree

@@ -26,7 +26,7 @@ from .html import html_to_text, looks_like_html
 from .models import Document, Skipped
 from .scrub import scrub, scrub_value
 
-__all__ = ["ReadReport", "read_documents", "read_text"]
+__all__ = ["IMAGE_SUFFIXES", "ReadReport", "image_files", "read_documents", "read_text", "without_images"]
 
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".shtml"})
 JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json"})
@@ -37,6 +37,28 @@ BINARY_SUFFIXES = frozenset(
     ".exe .dll .so .dylib .bin .o .pyc .class .woff .woff2 .ttf .otf .sqlite .db .npy .npz .pkl".split()
 )
 _HAS_CONTENT = re.compile(r"[^\W_]")  # a letter, digit or CJK character
+# Images that simtool and the tracker fingerprint as images (fingerprint.image), where texts are skipped.
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp")
+
+
+def image_files(inputs: Sequence[str | Path]) -> list[tuple[str, Path]]:
+    """The image files among `inputs` (files, or folders searched recursively), as (key, path):
+    the key is the file's path inside its folder without the extension, as for texts."""
+    out: list[tuple[str, Path]] = []
+    for given in inputs:
+        path = Path(given)
+        if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
+            out.append((path.stem, path))
+        elif path.is_dir():
+            for f in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES):
+                out.append((f.relative_to(path).with_suffix("").as_posix(), f))
+    return out
+
+
+def without_images(report: ReadReport) -> ReadReport:
+    """The report without the image files it skipped as binary (read as images elsewhere)."""
+    report.skipped = [s for s in report.skipped if not s.source.lower().endswith(IMAGE_SUFFIXES)]
+    return report
 
 
 @dataclass

@@ -23,7 +23,7 @@ from .settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
 
-TASK_NAMES = ("tracker.tasks.process_page", "tracker.tasks.register_chapter",
+TASK_NAMES = ("tracker.tasks.process_page", "tracker.tasks.process_image", "tracker.tasks.register_chapter",
               "tracker.tasks.reindex", "tracker.tasks.daily")
 DEFAULT_QUEUE = "fptrack"
 

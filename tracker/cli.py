@@ -16,6 +16,8 @@ from .store import MATCH_STATUSES, NotFound, StoreError
 
 MATCH_COLUMNS = ["page", "original", "work", "site", "verdict", "similarity", "containment", "page_share",
                  "status", "first_seen", "last_seen"]
+IMAGE_MATCH_COLUMNS = ["image", "original", "work", "site", "found_on", "distance", "colour_agreement", "status",
+                       "first_seen", "last_seen"]
 
 
 def click_errors(*more: type[Exception]):
@@ -108,34 +110,45 @@ def main() -> None:
 
 @main.command("add-work")
 @click.argument("title")
-@click.argument("path", type=click.Path(exists=True))
+@click.argument("path", type=click.Path(exists=True), required=False)
 @click.option("--author", default="", help="The work's author.")
+@click.option("--cover", "covers", multiple=True, type=click.Path(exists=True),
+              help="An image of the work (its cover, an illustration), or a folder of them; repeatable. "
+                   "Image files inside PATH's folder are registered too.")
 @verbose_option
 @quiet_option
 @domain_errors
-def add_work(title, path, author, verbose, quiet):
+def add_work(title, path, author, covers, verbose, quiet):
     """Register a novel: a whole-book file (split at 第X章/回/卷 or "Chapter N"
     headings), a folder with one chapter per file (key = file name without
-    extension), or a JSON Lines file of {"id", "text"} records.
+    extension), or a JSON Lines file of {"id", "text"} records; and its covers
+    and illustrations (JPEG, PNG, GIF, WebP, BMP), which crawled pages are
+    checked against too.
 
     Registering again updates changed chapters and their fingerprints.
 
     \b
     Example:
-      fptrack add-work 三国演义 --author 罗贯中 sanguoyanyi.txt
+      fptrack add-work 三国演义 --author 罗贯中 sanguoyanyi.txt --cover cover.jpg
       fptrack add-work 山城旧事 samples/originals/
+      fptrack add-work 山城旧事 --cover art/
     """
     from .registry import register_work
 
     ctx = open_context()
     t0 = time.perf_counter()
-    r = register_work(ctx, title, path, author=author)
+    r = register_work(ctx, title, path, author=author, images=covers)
     n = len(r.added) + len(r.changed) + len(r.unchanged)
+    images = r.images
+    pictures = (f", {images.registered} images ({len(images.added)} new, {len(images.changed)} changed, "
+                f"{len(images.unchanged)} unchanged)") if images.registered or covers else ""
     show(f"{r.work.title}: {n} chapters ({len(r.added)} new, {len(r.changed)} changed, "
-         f"{len(r.unchanged)} unchanged) in {time.perf_counter() - t0:.1f} s")
+         f"{len(r.unchanged)} unchanged){pictures} in {time.perf_counter() - t0:.1f} s")
     if r.empty:
         note(f"not indexed (no text left after removing boilerplate): {', '.join(r.empty)}", quiet=quiet)
     read_summary(r.skipped, verbose=verbose, quiet=quiet)
+    for source, reason in images.skipped:
+        note(f"image skipped: {source}: {reason}", quiet=quiet)
 
 
 @main.command()
@@ -147,8 +160,9 @@ def add_work(title, path, author, verbose, quiet):
 @domain_errors
 def ingest(paths, site, no_process, verbose, quiet):
     """Take saved pages (text, HTML in any common encoding, JSON Lines with
-    id/text/url) as if crawled, then process them: with FPT_BROKER_URL set the
-    workers do it, otherwise it runs here. Unchanged pages are not reprocessed.
+    id/text/url) and images as if crawled, then process them: with FPT_BROKER_URL
+    set the workers do it, otherwise it runs here. Unchanged pages are not
+    reprocessed. Images are checked against the works' registered images.
 
     \b
     Example:
@@ -156,14 +170,18 @@ def ingest(paths, site, no_process, verbose, quiet):
       fptrack ingest crawl.jsonl --no-process && fptrack process
     """
     from .pipeline import ingest as do_ingest
-    from .queue import dispatch_pages
+    from .queue import dispatch_images, dispatch_pages
 
     ctx = open_context()
     r = do_ingest(ctx, list(paths), site=site)
-    click.echo(f"{len(r.queued)} pages queued, {len(r.unchanged)} unchanged")
+    click.echo(f"{len(r.queued)} pages queued, {len(r.unchanged)} unchanged"
+               + (f"; {len(r.images)} images queued, {len(r.images_unchanged)} unchanged"
+                  if r.images or r.images_unchanged else ""))
     read_summary(r.read, verbose=verbose, quiet=quiet)
     if r.queued and not no_process:
         click.echo(dispatch_pages(ctx, r.queued))
+    if r.images and not no_process:
+        click.echo(dispatch_images(ctx, r.images))
 
 
 @main.command()
@@ -171,12 +189,13 @@ def ingest(paths, site, no_process, verbose, quiet):
 @quiet_option
 @domain_errors
 def process(limit, quiet):
-    """Process the queued pages here, in this process.
+    """Process the queued pages, and the queued images found on pages, here, in this process.
 
     \b
     Example:
       fptrack process --limit 1000
     """
+    from .images import process_queued_images
     from .pipeline import process_queued
 
     ctx = open_context()
@@ -186,6 +205,9 @@ def process(limit, quiet):
     bar.close()
     click.echo(f"{counts['done']} pages done, {counts['failed']} failed, {counts['matches']} matches "
                f"in {time.perf_counter() - t0:.1f} s")
+    images = process_queued_images(ctx, limit=limit)
+    if images["done"] or images["failed"]:
+        click.echo(f"{images['done']} images done, {images['failed']} failed, {images['matches']} image matches")
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -298,17 +320,28 @@ def report(work, fmt):
 @click.option("--work", default=None, help="Only this work's matches.")
 @click.option("--site", default=None, help="Only this site's matches.")
 @click.option("--status", type=click.Choice(MATCH_STATUSES), default=None)
+@click.option("--images", is_flag=True, help="List the images found on pages that copy registered images instead.")
 @click.option("--limit", type=click.IntRange(1), default=None)
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
 @domain_errors
-def matches(work, site, status, limit, fmt):
+def matches(work, site, status, images, limit, fmt):
     """List matches, most contained first. JSON Lines records carry the evidence spans.
+    With --images: the page images that copy a registered image, nearest first.
 
     \b
     Example:
       fptrack matches --work 山城旧事 --format jsonl
+      fptrack matches --images --site biquge
     """
     ctx = open_context()
+    if images:
+        write_records(({"image": m.image, "original": m.work_image, "work": m.work, "site": m.site,
+                        "found_on": m.found_on, "distance": m.distance, "colour_agreement": m.colour_agreement,
+                        "status": m.status, "first_seen": m.first_seen.isoformat(timespec="seconds"),
+                        "last_seen": m.last_seen.isoformat(timespec="seconds")}
+                       for m in ctx.store.image_matches(work=work, site=site, status=status, limit=limit)),
+                      fmt, IMAGE_MATCH_COLUMNS)
+        return
 
     def rows():
         for m in ctx.store.matches(work=work, site=site, status=status, limit=limit):
@@ -331,13 +364,24 @@ def matches(work, site, status, limit, fmt):
 @domain_errors
 def set_status(page, original, status, by):
     """Change a match's status: new, confirmed, dismissed, takedown-sent, removed.
+    PAGE and ORIGINAL are a page and a chapter, or a page image and a registered image.
 
     \b
     Example:
       fptrack set-status biquge-1 山城旧事/山城旧事-第一章 confirmed --by alice
+      fptrack set-status https://img.example/c/1.jpg 山城旧事/cover.jpg takedown-sent
     """
-    m = open_context().store.set_match_status(page, original, status, by=by)
-    show(f"{m.page} -> {m.chapter}: {m.status}")
+    store = open_context().store
+    try:
+        m = store.set_match_status(page, original, status, by=by)
+        show(f"{m.page} -> {m.chapter}: {m.status}")
+    except NotFound:
+        try:
+            im = store.set_image_match_status(page, original, status, by=by)
+        except NotFound:
+            raise NotFound(f"no match of {page!r} with {original!r} (a chapter or a registered image); "
+                           "`fptrack matches` and `fptrack matches --images` list them") from None
+        show(f"{im.image} -> {im.work_image}: {im.status}")
 
 
 @main.command()
@@ -355,6 +399,10 @@ def stats(failures):
     click.echo(f"works {c['works']}, chapters {c['chapters']}")
     click.echo("pages    " + ", ".join(f"{k} {v}" for k, v in c["pages"].items()))
     click.echo("matches  " + ", ".join(f"{k} {v}" for k, v in c["matches"].items()))
+    im = c["images"]
+    click.echo(f"images   registered {im['registered']}; found on pages: "
+               + ", ".join(f"{k} {v}" for k, v in im["found"].items()))
+    click.echo("image matches  " + ", ".join(f"{k} {v}" for k, v in im["matches"].items()))
     fails = ctx.store.failures(limit=failures) if failures else []
     if fails:
         click.echo("recent failures:")

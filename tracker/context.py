@@ -67,6 +67,8 @@ class Context:
         self.params_hash = params_hash(self.config, self.params)
         self._store = store
         self._index = index
+        self._image_index = None
+        self._image_count = 0
 
     @property
     def store(self) -> Store:
@@ -99,6 +101,23 @@ class Context:
         if compact is not None and items:
             compact()  # the Redis index stores its buckets at their exact size after a bulk load
         return len(items)
+
+    @property
+    def image_index(self):
+        """The registered images' fingerprints (fingerprint.image_index.ImageIndex), loaded from the
+        store on first use; each process holds its own (they are small: 16 bytes of hashes an image)."""
+        if self._image_index is None:
+            from .images import load_image_index
+
+            self._image_count = self.store.count_work_images()  # counted first: a later one only adds
+            self._image_index = load_image_index(self)
+        return self._image_index
+
+    def refresh_image_index(self) -> None:
+        """Load the registered images again on next use when their number in the store has changed
+        since they were loaded (another process registered or removed some)."""
+        if self._image_index is not None and self.store.count_work_images() != self._image_count:
+            self._image_index = None
 
     @cached_property
     def tracker(self) -> Tracker:

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from fingerprint.errors import FingerprintError, InputError
 from fingerprint.index import index_keys
 from fingerprint.models import Document, Match
-from fingerprint.sources import ReadReport, read_documents
+from fingerprint.sources import ReadReport, image_files, read_documents, without_images
 
 from .context import Context
 from .fingerprints import pack_keys, params_of
 from .names import clean_site_name
-from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page
+from .images import check_image
+from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
 
 EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
 
@@ -30,11 +31,14 @@ class IngestReport:
     queued: list[str] = field(default_factory=list)  # new or changed pages, to process
     unchanged: list[str] = field(default_factory=list)  # same content as stored: not reprocessed
     read: ReadReport = field(default_factory=ReadReport)
+    images: list[str] = field(default_factory=list)  # image files, new or changed, to process
+    images_unchanged: list[str] = field(default_factory=list)
 
 
 def ingest(ctx: Context, inputs: Sequence[str], *, site: str = "") -> IngestReport:
     """Store saved pages (text, HTML, JSON Lines) as if crawled; page key = file name
-    (or the record's id / url). New and changed pages are queued.
+    (or the record's id / url). New and changed pages are queued. Image files among the
+    inputs are stored as images found on pages (key = file name), queued likewise.
 
     A record the store refuses, or whose site name is unusable, is reported in
     `report.read` with its source (file:line) and the reason; the others go on."""
@@ -51,6 +55,20 @@ def ingest(ctx: Context, inputs: Sequence[str], *, site: str = "") -> IngestRepo
             report.read.add_skip(doc.source, f"not stored: {e}")
             continue
         (report.queued if changed or stored.status == "queued" else report.unchanged).append(stored.key)
+    without_images(report.read)
+    for key, path in image_files(inputs):
+        try:
+            data = path.read_bytes()
+            kind = check_image(data, str(path))
+            stored, changed = ctx.store.upsert_page_image(PageImage(
+                key=key + path.suffix.lower(), url="", site=given, found_on="", data=data, media_type=kind))
+        except OSError as e:
+            report.read.add_skip(str(path), f"cannot read it: {e.strerror}")
+            continue
+        except (InputError, BadRecord) as e:
+            report.read.add_skip(str(path), f"not stored: {e}")
+            continue
+        (report.images if changed or stored.status == "queued" else report.images_unchanged).append(stored.key)
     return report
 
 

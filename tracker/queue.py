@@ -12,6 +12,7 @@ from .context import Context
 from .settings import SettingsError
 
 PROCESS_PAGE = "tracker.tasks.process_page"
+PROCESS_IMAGE = "tracker.tasks.process_image"
 
 
 class BrokerUnavailable(SettingsError):
@@ -24,11 +25,30 @@ def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None) -> str:
     keys = list(dict.fromkeys(keys))
     if app is None and not ctx.settings.broker_url:
         return _process_here(ctx, keys)
+    _send(ctx, PROCESS_PAGE, keys, app)
+    return f"queued {len(keys)} pages for the workers"
+
+
+def dispatch_images(ctx: Context, keys: Iterable[str], *, app=None) -> str:
+    """As dispatch_pages, for images found on pages (a process_image task per image key)."""
+    from .images import process_image
+
+    keys = list(dict.fromkeys(keys))
+    if app is None and not ctx.settings.broker_url:
+        done = [process_image(ctx, key) for key in keys]
+        failed = sum(r.status == "failed" for r in done)
+        return (f"{len(done) - failed} images done, {failed} failed, "
+                f"{sum(len(r.matches) for r in done)} image matches")
+    _send(ctx, PROCESS_IMAGE, keys, app)
+    return f"queued {len(keys)} images for the workers"
+
+
+def _send(ctx: Context, name: str, keys: list[str], app=None) -> None:
     if app is None:
         from .celery_app import create_celery
 
         app = create_celery(ctx.settings)
-    task = app.tasks[PROCESS_PAGE]
+    task = app.tasks[name]
     try:
         if app.conf.task_always_eager:
             for key in keys:
@@ -42,7 +62,6 @@ def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None) -> str:
         raise BrokerUnavailable(
             f"cannot reach the broker at FPT_BROKER_URL={url}: {e}; start it, or unset FPT_BROKER_URL "
             "and run `fptrack process` (the pages are stored as queued, nothing is lost)") from e
-    return f"queued {len(keys)} pages for the workers"
 
 
 def _process_here(ctx: Context, keys: list[str]) -> str:
@@ -65,3 +84,10 @@ def pages_to_process(ctx: Context) -> tuple[list[str], list[str]]:
     queued = [p.key for p in ctx.store.pages(status="queued")]
     retry = [p.key for p in ctx.store.pages(status="failed") if p.attempts < ctx.settings.max_attempts]
     return queued, retry
+
+
+def images_to_process(ctx: Context) -> list[str]:
+    """Page images queued, and failed ones with attempts left (a fetch cut short is fetched anew by
+    the next crawl; a file that is no image fails again, until its attempts run out)."""
+    return [i.key for i in ctx.store.page_images(status="queued")] + [
+        i.key for i in ctx.store.page_images(status="failed") if i.attempts < ctx.settings.max_attempts]

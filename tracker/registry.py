@@ -3,6 +3,7 @@ next to them, and their keys into the index."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,10 +12,11 @@ from fingerprint.engine import prepare
 from fingerprint.errors import InputError
 from fingerprint.index import index_keys
 from fingerprint.scrub import scrub
-from fingerprint.sources import ReadReport, read_documents
+from fingerprint.sources import ReadReport, image_files, read_documents, without_images
 
 from .context import Context
 from .fingerprints import pack_keys, params_of
+from .images import ImageReport, register_images
 from .store import BadRecord, Chapter, FingerprintRecord, Work
 
 _NUMBER_IN_NAME = re.compile(r"第\s*([0-9零〇一二两三四五六七八九十百千]+)\s*[章回节卷]|(\d+)")
@@ -47,6 +49,7 @@ class RegisterReport:
     unchanged: list[str] = field(default_factory=list)
     empty: list[str] = field(default_factory=list)  # no text left to fingerprint
     skipped: ReadReport = field(default_factory=ReadReport)
+    images: ImageReport = field(default_factory=ImageReport)  # covers and illustrations
 
 
 def work_id(title: str) -> str:
@@ -65,6 +68,8 @@ def chapters_from(path: str | Path, report: ReadReport | None = None) -> list[Ch
     if not p.exists():
         raise InputError(f"no such file or directory: {p}; check the path")
     docs = list(read_documents([str(p)], report))
+    if report is not None and p.is_dir():
+        without_images(report)  # a work's folder may hold its covers: registered as images (register_work)
     if p.is_dir() or len(docs) != 1:
         numbered = [(number_in_name(d.key), d) for d in docs]
         numbered.sort(key=lambda nd: (nd[0] is None, nd[0] or 0, _natural(nd[1].key)))
@@ -90,14 +95,19 @@ def _natural(key: str) -> list:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
 
 
-def register_work(ctx: Context, title: str, path: str | Path, *, author: str = "") -> RegisterReport:
-    """Register (or update) a work from a file or folder; changed chapters are re-fingerprinted."""
+def register_work(ctx: Context, title: str, path: str | Path | None = None, *, author: str = "",
+                  images: Sequence[str | Path] = ()) -> RegisterReport:
+    """Register (or update) a work from a file or folder; changed chapters are re-fingerprinted.
+    The image files in the folder, and those in `images` (files or folders), are registered as the
+    work's covers and illustrations. With images only (no path), the work keeps its chapters."""
     skipped = ReadReport()
     # Arguments that were not valid UTF-8 reach Python as lone surrogates, which no store takes.
     (title, bad_title), (author, bad_author) = scrub(title), scrub(author)
     skipped.add_replaced("the title and author", bad_title + bad_author)
-    inputs = chapters_from(path, skipped)
-    if not inputs:
+    if path is None and not images:
+        raise InputError("give the work's text (a file or folder of chapters), its images (--cover), or both")
+    inputs = chapters_from(path, skipped) if path is not None else []
+    if path is not None and not inputs and not (Path(path).is_dir() and image_files([path])) and not images:
         raise InputError(f"no chapters to register in {path}: give a text file, a folder of chapter files, "
                          "or a JSON Lines file of {\"id\", \"text\"} records")
     work = ctx.store.upsert_work(Work(id=work_id(title), title=title, author=author))
@@ -110,6 +120,8 @@ def register_work(ctx: Context, title: str, path: str | Path, *, author: str = "
             skipped.add_skip(c.name, f"not stored: {e}")
             continue
         getattr(report, status).append(ch.key)
+    folders = [path] if path is not None and Path(path).is_dir() else []
+    report.images = register_images(ctx, work.id, [*folders, *images])
     return report
 
 

@@ -84,6 +84,16 @@ def use_context(app, ctx: Context | None) -> None:
             _contexts[id(app)] = ctx
 
 
+def image_context(app) -> Context:
+    """This process's Context for `app`, its image index loaded again when the number of registered
+    images has changed since (registered by another process). Every process holds its own image
+    index, Redis or not: one count per task keeps it current."""
+    ctx = context(app)
+    with _lock:
+        ctx.refresh_image_index()
+    return ctx
+
+
 @worker_process_init.connect
 def _forget_inherited_contexts(**_: Any) -> None:
     # A forked pool process must not share the parent's connections: open its own on first use.
@@ -149,6 +159,30 @@ def process_page(self: PipelineTask, key: str) -> dict[str, Any]:
     return {"page": r.page, "status": r.status, "matches": len(r.matches), "reason": r.reason}
 
 
+class ImageTask(PipelineTask):
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        # As PageTask: the image stays stored; its failure is recorded when the store allows.
+        key = args[0] if args else kwargs.get("key")
+        if not key:
+            return
+        try:
+            self.ctx.store.set_page_image_status(
+                key, "failed", f"gave up after {self.request.retries} retries: {type(exc).__name__}: {exc}")
+        except Exception as e:
+            log.warning("image %s stays queued: could not record its failure (%s)", key, e)
+
+
+@shared_task(bind=True, base=ImageTask, name="tracker.tasks.process_image")
+def process_image(self: PipelineTask, key: str) -> dict[str, Any]:
+    """Fingerprint one stored page image and record the registered images it copies."""
+    from .images import process_image as run
+
+    r = run(image_context(self.app), key)
+    if r.status == "failed":
+        log.info("image %s failed: %s", key, r.reason)
+    return {"image": r.image, "status": r.status, "matches": len(r.matches), "reason": r.reason}
+
+
 @shared_task(bind=True, base=PipelineTask, name="tracker.tasks.register_chapter")
 def register_chapter(self: PipelineTask, key: str) -> dict[str, Any]:
     """Fingerprint one stored chapter again and put its keys into the index."""
@@ -169,8 +203,8 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
 def daily(self: PipelineTask) -> dict[str, Any]:
     """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, re-crawl
     the sites, then send a process_page task for every queued page and every failed page
-    with attempts left."""
-    from .queue import pages_to_process
+    with attempts left, and a process_image task for every such page image."""
+    from .queue import images_to_process, pages_to_process
 
     ctx = self.ctx
     compact = getattr(ctx.index, "compact", None)
@@ -181,7 +215,11 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     task = self.app.tasks["tracker.tasks.process_page"]
     for key in queued + retried:
         task.apply_async((key,))
-    summary = {"crawled": crawled, "queued": len(queued), "retried": len(retried)}
+    images = images_to_process(ctx)
+    image_task = self.app.tasks["tracker.tasks.process_image"]
+    for key in images:
+        image_task.apply_async((key,))
+    summary = {"crawled": crawled, "queued": len(queued), "retried": len(retried), "images": len(images)}
     log.info("daily run: %s", summary)
     return summary
 

@@ -11,7 +11,8 @@ from ..errors import InputError
 from ..image import (MAX_DISTANCE, MIN_COLOURS, SURE_DISTANCE, colour_agreement, fingerprint_image, image_distance,
                      images_match)
 from .common import friendly_errors, quiet_option, show
-from .inputs import IMAGE_SUFFIXES, load_one
+from ..sources import IMAGE_SUFFIXES
+from .inputs import load_one
 
 
 def _excerpt(text: str, start: int, end: int, width: int = 60) -> str:

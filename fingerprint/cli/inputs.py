@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from ..errors import InputError
 from ..models import Document
-from ..sources import ReadReport, read_documents
+from ..sources import ReadReport, image_files, read_documents, without_images
 from .common import note
 
 
@@ -33,22 +32,7 @@ def load_one(path: str, *, what: str, quiet: bool) -> Document:
     return docs[0]
 
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp")
 MAX_IMAGE_BYTES = 50 * 2**20
-
-
-def image_inputs(inputs: Sequence[str]) -> list[tuple[str, Path]]:
-    """The image files among `inputs` (files, or folders searched recursively), as (key, path):
-    the key is the file's path inside its folder without the extension, as for texts."""
-    out: list[tuple[str, Path]] = []
-    for given in inputs:
-        path = Path(given)
-        if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
-            out.append((path.stem, path))
-        elif path.is_dir():
-            for f in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES):
-                out.append((f.relative_to(path).with_suffix("").as_posix(), f))
-    return out
 
 
 def load_with_images(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False):
@@ -58,7 +42,7 @@ def load_with_images(inputs: Sequence[str], *, what: str, quiet: bool, verbose: 
 
     images = []
     problems = []
-    for key, path in image_inputs(inputs):
+    for key, path in image_files(inputs):
         try:
             if path.stat().st_size > MAX_IMAGE_BYTES:
                 raise InputError(f"larger than {MAX_IMAGE_BYTES // 2**20} MiB")
@@ -67,7 +51,7 @@ def load_with_images(inputs: Sequence[str], *, what: str, quiet: bool, verbose: 
             problems.append(f"skipped {path}: {e}")
     report = ReadReport()
     docs = list(read_documents(inputs, report))
-    report.skipped = [s for s in report.skipped if not s.source.lower().endswith(IMAGE_SUFFIXES)]
+    without_images(report)
     if report.problems or problems:
         note(f"{what}: {report.summary()}; {len(images)} images" + (f", {len(problems)} unreadable" if problems
                                                                    else ""), quiet=quiet)

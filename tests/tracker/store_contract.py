@@ -541,6 +541,8 @@ class StoreContract:
             "works": 0, "chapters": 0,
             "pages": {"queued": 0, "done": 0, "failed": 0},
             "matches": {"new": 0, "confirmed": 0, "dismissed": 0, "takedown-sent": 0, "removed": 0},
+            "images": {"registered": 0, "found": {"queued": 0, "done": 0, "failed": 0},
+                       "matches": {"new": 0, "confirmed": 0, "dismissed": 0, "takedown-sent": 0, "removed": 0}},
         }
 
     def test_counts(self, store):
@@ -563,6 +565,8 @@ class StoreContract:
             "works": 1, "chapters": 3,
             "pages": {"queued": 1, "done": 2, "failed": 1},
             "matches": {"new": 2, "confirmed": 1, "dismissed": 0, "takedown-sent": 0, "removed": 1},
+            "images": {"registered": 0, "found": {"queued": 0, "done": 0, "failed": 0},
+                       "matches": {"new": 0, "confirmed": 0, "dismissed": 0, "takedown-sent": 0, "removed": 0}},
         }
 
     # ---- datetimes -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from tracker.store.mongo import MongoStore, redact
 from tracker.store.open import open_store
 
 from .store_contract import T0, ReportContract, StoreContract, chapter, fingerprint, match, page
+from .store_contract_images import ImagesContract
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def store(client):
     s.close()
 
 
-class TestMongoStore(StoreContract, ReportContract):
+class TestMongoStore(StoreContract, ReportContract, ImagesContract):
     pass
 
 

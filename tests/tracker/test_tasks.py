@@ -199,7 +199,7 @@ def test_store_error_retries_then_keeps_the_page(app, ctx, monkeypatch):
     # The store is back: the daily run sends the page again and it is processed.
     monkeypatch.undo()
     summary = run(app, "daily").get()
-    assert summary == {"crawled": 0, "queued": 0, "retried": 1}
+    assert summary == {"crawled": 0, "queued": 0, "retried": 1, "images": 0}
     assert ctx.store.get_page("biquge/2.html").status == "done"
     assert len(ctx.store.matches()) == 1
 
@@ -243,7 +243,7 @@ def test_daily_processes_queued_and_retries_failed_with_attempts_left(app, ctx, 
     assert pages_to_process(ctx) == (["q"], ["ads"])
     seen = []
     monkeypatch.setattr(tasks, "recrawl_sites", lambda c: seen.append(c) or 0)
-    assert run(app, "daily").get() == {"crawled": 0, "queued": 1, "retried": 1}
+    assert run(app, "daily").get() == {"crawled": 0, "queued": 1, "retried": 1, "images": 0}
     assert seen == [ctx]
     assert ctx.store.get_page("q").status == "done"
     assert ctx.store.get_page("ads").attempts == 2

@@ -2,6 +2,7 @@
 (`sqlite/`) and a MongoDB backend (`mongo/`), each a module per concern."""
 from .base import Store
 from .records import (
+    IMAGE_MATCH_SORTS,
     MATCH_GROUPS,
     MATCH_SORTS,
     MATCH_STATUSES,
@@ -12,20 +13,23 @@ from .records import (
     Chapter,
     CrawlRun,
     FingerprintRecord,
+    ImageMatch,
     MatchRecord,
     NotFound,
     Page,
+    PageImage,
     Site,
     StoreError,
     User,
     UserSession,
     Work,
+    WorkImage,
     content_hash,
     now,
 )
 
 __all__ = [
-    "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS", "PAGE_STATUSES", "ROLES", "BadRecord", "Chapter",
-    "CrawlRun", "FingerprintRecord", "MatchRecord", "NotFound", "Page", "Site", "Store", "StoreError", "User",
-    "UserSession", "Work", "content_hash", "now",
+    "IMAGE_MATCH_SORTS", "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS", "PAGE_STATUSES", "ROLES",
+    "BadRecord", "Chapter", "CrawlRun", "FingerprintRecord", "ImageMatch", "MatchRecord", "NotFound", "Page",
+    "PageImage", "Site", "Store", "StoreError", "User", "UserSession", "Work", "WorkImage", "content_hash", "now",
 ]

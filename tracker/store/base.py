@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .records import (  # noqa: F401  (re-exported: callers import them from here too)
+    IMAGE_MATCH_SORTS,
     MATCH_GROUPS,
     MATCH_SORTS,
     MATCH_STATUSES,
@@ -24,14 +25,17 @@ from .records import (  # noqa: F401  (re-exported: callers import them from her
     Chapter,
     CrawlRun,
     FingerprintRecord,
+    ImageMatch,
     MatchRecord,
     NotFound,
     Page,
+    PageImage,
     Site,
     StoreError,
     User,
     UserSession,
     Work,
+    WorkImage,
     content_hash,
     now,
 )
@@ -279,13 +283,97 @@ class AccountsStore(ABC):
 
 
 
-class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore):
+class ImagesStore(ABC):
+    """Registered images of works (covers, illustrations), images found on crawled pages, and
+    the matches between them. The bytes of an image are read only when asked for: listings
+    leave them out (`data` is b"")."""
+
+    @abstractmethod
+    def upsert_work_image(self, image: WorkImage) -> tuple[WorkImage, bool]:
+        """Insert or replace a registered image (keeps created_at); returns it, with its sha256,
+        and whether its bytes are new or changed."""
+
+    @abstractmethod
+    def get_work_image(self, key: str) -> WorkImage:
+        """With its bytes. Raises NotFound."""
+
+    @abstractmethod
+    def work_images(self, work: str | None = None, *, with_data: bool = False) -> list[WorkImage]:
+        """Registered images (of one work), by key; their bytes only `with_data`."""
+
+    @abstractmethod
+    def count_work_images(self, work: str | None = None) -> int:
+        """How many images (of one work) are registered."""
+
+    @abstractmethod
+    def delete_work_image(self, key: str) -> None:
+        """Forget a registered image (its matches stay, for the record). Raises NotFound."""
+
+    @abstractmethod
+    def upsert_page_image(self, image: PageImage) -> tuple[PageImage, bool]:
+        """Insert or update an image found on a page; returns it and whether its bytes are new or
+        changed. New or changed bytes: status "queued", no fingerprint, reason or attempts, the
+        given updated_at. Same bytes: url, site, found_on, fetched_at and the validators are
+        updated; status, fingerprint and attempts are kept."""
+
+    @abstractmethod
+    def get_page_image(self, key: str) -> PageImage:
+        """With its bytes. Raises NotFound."""
+
+    @abstractmethod
+    def page_images(self, *, status: str | None = None, site: str | None = None,
+                    limit: int | None = None) -> list[PageImage]:
+        """Images found on pages, without their bytes, oldest update first."""
+
+    @abstractmethod
+    def set_page_image_status(self, key: str, status: str, reason: str = "", *,
+                              fingerprint: dict[str, Any] | None = None) -> None:
+        """Record the outcome of processing (counts an attempt), and the fingerprint when given.
+        Raises NotFound, ValueError for a bad status."""
+
+    def page_image_validators(self, key: str) -> tuple[str, str]:
+        """(etag, last_modified) of a stored page image; ("", "") when it has none or is not stored."""
+        try:
+            image = self.get_page_image(key)
+        except NotFound:
+            return "", ""
+        return image.etag, image.last_modified
+
+    @abstractmethod
+    def upsert_image_match(self, match: ImageMatch) -> ImageMatch:
+        """Insert, or update the distance, agreement and last_seen (forward only) of, the match
+        (image, work_image); keeps first_seen, status and history."""
+
+    @abstractmethod
+    def get_image_match(self, image: str, work_image: str) -> ImageMatch:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def image_matches(self, *, work: str | None = None, site: str | None = None,
+                      status: str | Sequence[str] | None = None, image: str | None = None,
+                      limit: int | None = None, offset: int = 0, sort: str = "distance") -> list[ImageMatch]:
+        """Image matches, ordered by `sort` (one of IMAGE_MATCH_SORTS, "-" for descending), then by
+        image and registered image."""
+
+    @abstractmethod
+    def count_image_matches(self, *, work: str | None = None, site: str | None = None,
+                            status: str | Sequence[str] | None = None, image: str | None = None) -> int:
+        """How many image matches `image_matches` would return without a limit."""
+
+    @abstractmethod
+    def set_image_match_status(self, image: str, work_image: str, status: str, by: str = "") -> ImageMatch:
+        """Change an image match's status and append {"status", "by", "at"} to its history (nothing
+        when it has that status already). Raises NotFound, ValueError for a bad status."""
+
+
+class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore):
     """Everything the system keeps."""
 
     # reports
     @abstractmethod
     def counts(self) -> dict[str, Any]:
-        """{"works": n, "chapters": n, "pages": {status: n}, "matches": {status: n}}."""
+        """{"works": n, "chapters": n, "pages": {status: n}, "matches": {status: n}, "images":
+        {"registered": n, "found": {status: n}, "matches": {status: n}}}."""
 
     @abstractmethod
     def failures(self, limit: int = 50) -> list[Page]:

@@ -1,10 +1,4 @@
-"""The records the stores keep, their statuses and the store's errors.
-
-Two backends implement it: SQLite (the embedded default, no server) and
-MongoDB (production). One contract test suite runs against both. Unique keys
-make every write idempotent: storing the same page, chapter or match twice
-updates the record and never duplicates it.
-"""
+"""The records the stores keep, their statuses and the store's errors."""
 from __future__ import annotations
 
 import hashlib
@@ -21,6 +15,8 @@ MATCH_SORTS = ("containment", "similarity", "page_share", "first_seen", "last_se
 #: Fields `match_summary` groups by; "day" is the UTC date of first_seen, as YYYY-MM-DD.
 MATCH_GROUPS = ("work", "site", "chapter", "status", "day")
 PAGE_GROUPS = ("site", "status")
+#: Orders `image_matches` accepts; ties are broken by image, then registered image.
+IMAGE_MATCH_SORTS = ("distance", "first_seen", "last_seen", "site", "work", "status")
 
 
 def now() -> datetime:
@@ -159,3 +155,52 @@ class UserSession:
     created_at: datetime = field(default_factory=now)
     last_seen: datetime = field(default_factory=now)
     stamp: str = ""  # derived from the password hash at sign-in: a changed password ends the session
+
+
+@dataclass
+class WorkImage:
+    """A registered image of a work: its cover, an illustration."""
+    key: str  # unique: "<work>/<name>"
+    work: str  # Work.id
+    name: str  # the file's name, unique within the work
+    data: bytes  # the file as registered ("" in listings that leave the bytes out)
+    fingerprint: dict[str, Any]  # fingerprint.image.ImageFingerprint.to_dict()
+    media_type: str = ""
+    sha256: str = ""  # of data; set by the store
+    created_at: datetime = field(default_factory=now)
+
+
+@dataclass
+class PageImage:
+    """An image a crawled page shows, as it was served; matched against the registered images."""
+    key: str  # unique: its URL (an inline data: image: "data:<sha256>")
+    url: str
+    site: str
+    found_on: str  # the page that shows it
+    data: bytes  # the body as fetched ("" in listings that leave the bytes out)
+    media_type: str = ""
+    sha256: str = ""  # of data; set by the store
+    fingerprint: dict[str, Any] = field(default_factory=dict)  # set when it is processed
+    status: str = "queued"  # queued | done | failed
+    reason: str = ""
+    attempts: int = 0
+    fetched_at: datetime = field(default_factory=now)
+    updated_at: datetime = field(default_factory=now)
+    etag: str = ""  # the response's validators, sent back when it is fetched again
+    last_modified: str = ""
+
+
+@dataclass
+class ImageMatch:
+    """A page image that copies a registered image."""
+    image: str  # PageImage.key
+    work_image: str  # WorkImage.key
+    work: str
+    site: str
+    found_on: str  # the page that shows the copy
+    distance: int  # of the perceptual hashes, in bits of 64
+    colour_agreement: float  # share of the colour-map blocks that agree
+    status: str = "new"
+    first_seen: datetime = field(default_factory=now)
+    last_seen: datetime = field(default_factory=now)
+    history: list[dict[str, Any]] = field(default_factory=list)  # {"status", "by", "at"} per change

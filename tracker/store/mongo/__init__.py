@@ -3,9 +3,10 @@ consistent). One module per concern; `MongoStore` puts them together."""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, matches, originals, pages, sites
+from . import accounts, images, matches, originals, pages, sites
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
+from .images import ImagesMongo
 from .matches import MatchesMongo
 from .originals import OriginalsMongo
 from .pages import PagesMongo
@@ -14,10 +15,11 @@ from .sites import SitesMongo
 
 __all__ = ["MongoStore", "redact"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts)
+_CONCERNS = (originals, pages, matches, sites, accounts, images)
 
 
-class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ReportsMongo, MongoBase, Store):
+class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,
+                 ReportsMongo, MongoBase, Store):
     """The store in a MongoDB database. `client` takes an existing client (tests pass
     mongomock.MongoClient()); otherwise one is made for `url`, failing within
     `timeout_ms` when no server answers."""

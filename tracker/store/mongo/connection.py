@@ -143,6 +143,10 @@ class MongoBase:
         except PyMongoError as e:
             raise self._error(e) from e
 
+    def _lost(self, what: str, key: str) -> StoreError:
+        return StoreError(f"the {what} {key!r} kept changing under concurrent writers ({RETRIES} tries); "
+                          "retry the operation")
+
     def close(self) -> None:
         if self._own_client:
             self._client.close()

@@ -8,7 +8,7 @@ from bson import Binary
 from pymongo import ASCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
-from ..records import Chapter, FingerprintRecord, NotFound, StoreError, Work, content_hash
+from ..records import Chapter, FingerprintRecord, NotFound, Work, content_hash
 from ..values import utc
 from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
 
@@ -74,10 +74,6 @@ class OriginalsMongo(MongoBase):
     @_guarded
     def works(self) -> list[Work]:
         return [_work(d) for d in self._works.find({}, NO_ID).sort("id", ASCENDING)]
-
-    def _lost(self, what: str, key: str) -> StoreError:
-        return StoreError(f"the {what} {key!r} kept changing under concurrent writers ({RETRIES} tries); "
-                          "retry the operation")
 
     # ---- chapters ----------------------------------------------------------------
 

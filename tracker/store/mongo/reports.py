@@ -25,7 +25,10 @@ class ReportsMongo(MongoBase):
     def counts(self) -> dict[str, Any]:
         return {"works": self._works.count_documents({}), "chapters": self._chapters.count_documents({}),
                 "pages": self._by_status(self._pages, PAGE_STATUSES),
-                "matches": self._by_status(self._matches, MATCH_STATUSES)}
+                "matches": self._by_status(self._matches, MATCH_STATUSES),
+                "images": {"registered": self._work_images.count_documents({}),
+                           "found": self._by_status(self._page_images, PAGE_STATUSES),
+                           "matches": self._by_status(self._image_matches, MATCH_STATUSES)}}
 
     @_guarded
     def failures(self, limit: int = 50) -> list[Page]:

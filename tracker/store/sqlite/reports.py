@@ -23,11 +23,17 @@ class ReportsSQL(SQLiteBase):
                 chapters = self._conn.execute("SELECT COUNT(*) FROM chapters").fetchone()[0]
                 pages = dict(self._conn.execute("SELECT status, COUNT(*) FROM pages GROUP BY status").fetchall())
                 matches = dict(self._conn.execute("SELECT status, COUNT(*) FROM matches GROUP BY status").fetchall())
+                registered = self._conn.execute("SELECT COUNT(*) FROM work_images").fetchone()[0]
+                found = dict(self._conn.execute("SELECT status, COUNT(*) FROM page_images GROUP BY status").fetchall())
+                copies = dict(self._conn.execute("SELECT status, COUNT(*) FROM image_matches GROUP BY status"
+                                                 ).fetchall())
             finally:
                 self._conn.execute("COMMIT")
         return {"works": works, "chapters": chapters,
                 "pages": {s: pages.get(s, 0) for s in PAGE_STATUSES},
-                "matches": {s: matches.get(s, 0) for s in MATCH_STATUSES}}
+                "matches": {s: matches.get(s, 0) for s in MATCH_STATUSES},
+                "images": {"registered": registered, "found": {s: found.get(s, 0) for s in PAGE_STATUSES},
+                           "matches": {s: copies.get(s, 0) for s in MATCH_STATUSES}}}
 
     @_guarded
     def failures(self, limit: int = 50) -> list[Page]:
