@@ -120,3 +120,64 @@ def test_simtool_track_and_compare_take_images(tmp_path, covers):
     assert r.exit_code == 0 and json.loads(r.output)["verdict"] == "image"
     r = CliRunner().invoke(main, ["compare", str(tmp_path / "covers" / "c0.png"), str(tmp_path / "pages" / "look0.png")])
     assert r.exit_code == 0 and "verdict:      different" in r.output
+
+
+# ---- the index of registered images ---------------------------------------------------
+
+def test_the_index_finds_each_copy_nearest_first_and_forgets_removed_images(covers):
+    from fingerprint.image import ImageFingerprint
+    from fingerprint.image_index import ImageIndex
+
+    prints = {f"c{i}": fingerprint_image(encode(img)) for i, (img, _) in enumerate(covers)}
+    index = ImageIndex(prints.items())
+    assert len(index) == len(covers) and "c0" in index
+    rng = random.Random(4)
+    img = covers[2][0]
+    copy = fingerprint_image(encode(transforms(img, rng)["text watermark"], "JPEG", quality=80))
+    hits = index.query(copy)
+    assert [h.key for h in hits] == ["c2"] and hits[0].distance == image_distance(copy, prints["c2"])
+    assert 0 < hits[0].colour_agreement <= 1
+    assert index.query(fingerprint_image(encode(covers[2][1]))) == []  # its look-alike: nothing
+    index.add("c2-again", prints["c2"])  # two registered images the copy is near: both, nearest first
+    assert [h.key for h in index.query(prints["c2"])] == ["c2", "c2-again"]
+    index.remove("c2")
+    index.remove("never-there")
+    assert [h.key for h in index.query(copy)] == ["c2-again"]
+    index.clear()
+    assert len(index) == 0 and index.query(copy) == [] and len(index.distances(copy)) == 0
+    again = ImageFingerprint.from_dict(json.loads(json.dumps(prints["c1"].to_dict())))
+    assert again == prints["c1"]
+
+
+def test_a_fingerprint_of_another_grid_refuses_to_load():
+    from fingerprint.image import ImageFingerprint
+
+    d = {"phash": "0" * 16, "centre": "0" * 16, "colours": "a" * 16, "width": 1, "height": 1, "grid": 4}
+    with pytest.raises(ValueError, match="fingerprint the image again"):
+        ImageFingerprint.from_dict(d)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=20), st.integers(0, 2**64 - 1))
+def test_index_distances_are_the_pairwise_minimum(hashes, query):
+    from fingerprint.image import ImageFingerprint, image_distance
+    from fingerprint.image_index import ImageIndex
+
+    def fp(h):
+        return ImageFingerprint(phash=h, centre=h ^ 0xFF, colours="a" * 64, width=1, height=1)
+
+    index = ImageIndex((str(i), fp(h)) for i, h in enumerate(hashes))
+    assert index.distances(fp(query)).tolist() == [image_distance(fp(query), fp(h)) for h in hashes]
+
+
+def test_thumbnails_are_drawn_anew_as_png(covers):
+    from fingerprint.image import media_type, thumbnail
+
+    data = encode(covers[0][0], "JPEG", quality=90) + b"<script>alert(1)</script>"  # trailing bytes a browser might read
+    small = thumbnail(data, side=120)
+    assert media_type(small) == "image/png" and b"<script>" not in small
+    from PIL import Image
+
+    assert max(Image.open(io.BytesIO(small)).size) == 120
+    with pytest.raises(InputError):
+        thumbnail(b"<html>not an image</html>")
