@@ -17,7 +17,7 @@ from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for
 SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetched", "stored", "skipped", "failed",
                 "matches"]
 SUMMARY_COLUMNS = ["site", "fetched", "chapters", "rendered", "stored", "unchanged", "not modified", "skipped",
-                   "failed", "matched"]
+                   "failed", "matched", "images fetched", "images matched"]
 
 rules_errors = click_errors(RulesError, JobBusy)  # rule mistakes become one line naming the key and the fix
 
@@ -258,7 +258,7 @@ def sites_list(fmt):
             "last_crawl": run.finished_at.strftime("%Y-%m-%d %H:%M") if run else "never",
             "outcome": run.outcome if run else "", "fetched": run.counts.get("fetched", 0) if run else 0,
             "stored": run.counts.get("stored", 0) if run else 0,
-            "skipped": sum(run.skipped.values()) if run else 0, "failed": sum(run.failed.values()) if run else 0,
+            "skipped": run.counts.get("skipped", 0) if run else 0, "failed": run.counts.get("failed", 0) if run else 0,
             "matches": store.count_matches(site=s.name),
         })
     if not rows and fmt == "table":

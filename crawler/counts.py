@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 PREFIX = "site/"
+#: Images (crawled beside the pages, counted apart): their reasons go to the run's skipped and failed
+#: with an "image: " prefix, so that a page's reasons still add up to the page counts.
+IMAGE_REASONS = {"images skipped": "skipped", "images failed": "failed"}
 
 
 def count(stats: Any, site: str, what: str, reason: str = "", n: int = 1) -> None:
@@ -31,7 +34,10 @@ def by_site(values: Mapping[str, Any]) -> dict[str, dict[str, dict[str, int]]]:
         entry = out.setdefault(site.replace("∕", "/"), {"counts": {}, "skipped": {}, "failed": {}})
         what, _, reason = what.partition(":")
         if reason:
-            entry.setdefault(what, {})[reason.replace("∕", "/")] = value
+            reason = reason.replace("∕", "/")
+            if what in IMAGE_REASONS:  # kept beside the pages' reasons, told apart by their prefix
+                what, reason = IMAGE_REASONS[what], f"image: {reason}"
+            entry.setdefault(what, {})[reason] = value
         else:
             entry["counts"][what] = value
     return out

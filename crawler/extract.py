@@ -30,7 +30,7 @@ import copy
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag
 
-from crawler.extraction import links, parts, titles
+from crawler.extraction import images, links, parts, titles
 from crawler.extraction.chapters import chapter_wrappers, may_hold_chapters
 from crawler.extraction.density import main_text
 from crawler.extraction.furniture import drop_counters, drop_footnotes, may_hold_notes
@@ -70,6 +70,8 @@ class Extracted:
     # (heading, text) of each chapter when the page holds two or more, each in its own wrapper
     # (a whole-work page); then `text` is all of them, one after another. Empty otherwise.
     chapters: list[tuple[str, str]] = field(default_factory=list)
+    # The images the page shows a reader (its cover, illustrations; crawler.extraction.images).
+    images: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ def extract(html: str, url: str, selectors: Selectors | None = None, css: str = 
     anchors = links.anchors(tree, base)
     page_links = links.unique(u for u, _ in anchors)
     chapter_links = links.chapter_links(tree, base, anchors, rules.chapter_links)
+    pictures = images.page_images(tree, base)
     page_title, headings = titles.page_title(tree), titles.headings(tree)
     title = titles.chapter_title(tree, rules.title, page_title, headings)
     link_share = links.link_share(tree)
@@ -159,7 +162,7 @@ def extract(html: str, url: str, selectors: Selectors | None = None, css: str = 
         kind = "chapter"
     else:
         kind = "other"
-    return Extracted(title, text, kind, next_part, part, page_links, chapter_links, extractor, chapters)
+    return Extracted(title, text, kind, next_part, part, page_links, chapter_links, extractor, chapters, pictures)
 
 
 def _chapters(root, lengths) -> list[tuple[str, str]]:

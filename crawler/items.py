@@ -1,4 +1,4 @@
-"""The shape a crawled page takes on its way from the spider to the store."""
+"""The shapes a crawled page, and an image it shows, take on their way from the spider to the store."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,3 +22,15 @@ class PageItem:
     etag: str = ""  # the response's validators, for a page of one response (see crawler.middlewares.conditional)
     last_modified: str = ""
     made_by: str = ""  # how the text was made (crawler.middlewares.conditional.made_by)
+
+
+@dataclass
+class ImageItem:
+    url: str  # where the image was fetched (an inline data: image: its data URI)
+    site: str
+    found_on: str  # the page that shows it
+    data: bytes  # the body as fetched
+    media_type: str = ""
+    fetched_at: datetime = field(default_factory=now)
+    etag: str = ""
+    last_modified: str = ""

@@ -19,6 +19,7 @@ A rules file is TOML or JSON: one `[[site]]` table per site (or a single table).
     delay = 1.0                     # seconds between requests to this site
     concurrency = 2                 # requests at once to this site
     render = true                   # render pages without chapter text in the browser whenever they hold scripts
+    images = false                  # do not fetch the images of its chapter and book pages
 """
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ class SiteRules:
     # Render every page that holds scripts and no chapter text in the browser (crawler.render),
     # not only those whose scripts look like they write it.
     render: bool = False
+    # Fetch the images of chapter and book pages (size-limited), to match registered covers.
+    images: bool = True
     _follow: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
     _deny: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
     _chapters: tuple[re.Pattern, ...] = field(default=(), repr=False, compare=False)
@@ -226,7 +229,7 @@ def _value(key: str, value: Any, where: str) -> Any:
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "depth" else 1):
             raise RulesError(f"{where}: {key} must be a whole number, {0 if key == 'depth' else 1} or more")
         return value
-    if key in ("obey_robots", "recrawl", "render"):
+    if key in ("obey_robots", "recrawl", "render", "images"):
         if not isinstance(value, bool):
             raise RulesError(f"{where}: {key} must be true or false")
         return value

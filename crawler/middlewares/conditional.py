@@ -7,7 +7,8 @@ extracting or storing anything. Servers without validators still get the
 second line of defence: the store's content hash keeps an unchanged text from
 being processed again.
 
-Only requests the spider marks CONDITIONAL are made conditional: the later parts
+Images of pages are asked for the same way (IMAGE), with the validators of the
+stored page image. Only requests the spider marks CONDITIONAL are made conditional: the later parts
 of a split chapter are not pages of the store, and the chain that joins them
 needs their bodies. The mark is the page's `made_by` token: a hash of the
 site's extraction rules and of the extraction code. A page stored under another
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 #: Request meta key set by the spider: the made_by token (see made_by) of a request whose 304 may
 #: stand for the stored page.
 CONDITIONAL = "fpt_conditional"
+#: Request meta key set by the spider on an image request: a 304 stands for the stored page image.
+IMAGE = "fpt_image"
 #: Request meta key set here: the validators sent, (etag, last_modified).
 SENT = "fpt_validators_sent"
 
@@ -61,13 +64,17 @@ class ConditionalMiddleware:
         return self.store
 
     def process_request(self, request, spider=None):
-        if not request.meta.get(CONDITIONAL) or request.method != "GET" or SENT in request.meta:
+        image = bool(request.meta.get(IMAGE))
+        if not (image or request.meta.get(CONDITIONAL)) or request.method != "GET" or SENT in request.meta:
             return None
         store = self._store()
         if store is None:
             return None
         try:
-            etag, modified = store.page_validators(request.url, made_by=str(request.meta[CONDITIONAL]))
+            if image:
+                etag, modified = store.page_image_validators(request.url)
+            else:
+                etag, modified = store.page_validators(request.url, made_by=str(request.meta[CONDITIONAL]))
         except StoreError as e:  # one failed look-up costs one full download, not the crawl
             log.debug("no validators for %s: %s", request.url, e)
             return None

@@ -1,10 +1,11 @@
-"""Store each page through the tracker and queue it for matching.
+"""Store each page, and each image a page shows, through the tracker and queue it for matching.
 
 New and changed pages are stored as queued; a page whose text is the same as
 the stored one (same content hash) is left alone, so a re-crawl reprocesses
-only what changed. With a broker (FPT_BROKER_URL) the queued pages go to the
-Celery workers in batches while the crawl goes on; without one they are
-matched here when the crawl ends, so `fptrack matches` shows them at once.
+only what changed. Images likewise, by the hash of their bytes. With a broker
+(FPT_BROKER_URL) the queued pages and images go to the Celery workers in
+batches while the crawl goes on; without one they are matched here when the
+crawl ends, so `fptrack matches` shows them at once.
 """
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from scrapy.exceptions import DropItem
 
 from tracker import pipeline as tracking_pipeline
 from tracker.context import Context
-from tracker.store import Page, StoreError
+from tracker.store import Page, PageImage, StoreError
 
 from ..counts import count
+from ..items import ImageItem
 from ..tracking import PROCESS_PAGES, tracker_settings
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,7 @@ class StorePipeline:
         self.ctx: Context | None = None
         self.app = None
         self.queued: list[tuple[str, str]] = []  # (page key, site) not yet sent or processed
+        self.images: list[tuple[str, str]] = []  # (image key, site) likewise
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -45,6 +48,8 @@ class StorePipeline:
             self.app = create_celery(self.settings)
 
     def process_item(self, item, spider=None):
+        if isinstance(item, ImageItem):
+            return self._store_image(item)
         meta = {"title": item.title, "parts": len(item.parts), "encoding": item.encoding,
                 "extractor": item.extractor, "depth": item.depth}
         if len(item.parts) > 1:
@@ -79,6 +84,28 @@ class StorePipeline:
             count(self.stats, item.site, "unchanged")
         return item
 
+    def _store_image(self, item: ImageItem) -> ImageItem:
+        from tracker.images import page_image_key
+
+        key = page_image_key(item.url, item.data)
+        image = PageImage(key=key, url=item.url if key == item.url else "", site=item.site, found_on=item.found_on,
+                          data=item.data, media_type=item.media_type, fetched_at=item.fetched_at, etag=item.etag,
+                          last_modified=item.last_modified)
+        try:
+            stored, changed = self.ctx.store.upsert_page_image(image)
+        except Exception as e:  # kept out of the page counts; the next crawl fetches it again
+            count(self.stats, item.site, "images failed", f"the store refused it: {type(e).__name__}")
+            log.error("cannot store the image %s: %s", key[:200], e)
+            raise DropItem(f"cannot store the image: {e}") from e
+        if changed or stored.status == "queued":
+            count(self.stats, item.site, "images stored")
+            self.images.append((stored.key, item.site))
+            if self.app is not None and len(self.images) >= BATCH:
+                self._send_images()
+        else:
+            count(self.stats, item.site, "images unchanged")
+        return item
+
     def _supersede(self, item) -> None:
         """A later part stored on its own by an earlier crawl (no chain reached it then) is now
         inside this joined chapter: the lone page goes, so the copy is reported once. Kept when
@@ -102,8 +129,34 @@ class StorePipeline:
         try:
             if self.queued and self.process:
                 self._send() if self.app is not None else self._process_here()
+            if self.images and self.process:
+                self._send_images() if self.app is not None else self._process_images_here()
         finally:
             self.ctx.close()
+
+    def _send_images(self) -> None:
+        from tracker.queue import BrokerUnavailable, dispatch_images
+
+        try:
+            dispatch_images(self.ctx, [k for k, _ in self.images], app=self.app)
+            what = "images sent to the workers"
+        except BrokerUnavailable as e:
+            log.error("%s", e)  # stored as queued: the daily run sends them later
+            what = "images left queued"
+        for _, site in self.images:
+            count(self.stats, site, what)
+        self.images.clear()
+
+    def _process_images_here(self) -> None:
+        from tracker.images import process_image
+
+        for key, site in self.images:
+            r = process_image(self.ctx, key)
+            if r.status == "failed":
+                count(self.stats, site, "images processing failed", r.reason)
+            elif r.matches:
+                count(self.stats, site, "images matched")
+        self.images.clear()
 
     def _send(self) -> None:
         from tracker.queue import BrokerUnavailable, dispatch_pages

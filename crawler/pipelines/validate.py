@@ -4,6 +4,7 @@ from __future__ import annotations
 from scrapy.exceptions import DropItem
 
 from ..counts import count
+from ..items import PageItem
 
 MIN_CHARACTERS = 50  # fewer visible characters than a short paragraph: nothing worth fingerprinting
 MAX_CHARACTERS = 2_000_000  # a "chapter" larger than a long novel is a dump, not a page
@@ -18,6 +19,8 @@ class ValidatePipeline:
         return cls(crawler.stats)
 
     def process_item(self, item, spider=None):
+        if not isinstance(item, PageItem):  # an image: checked when it is fingerprinted
+            return item
         visible = len("".join(item.text.split()))
         reason = ""
         if visible < MIN_CHARACTERS:

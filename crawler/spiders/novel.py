@@ -47,10 +47,12 @@ from twisted.internet.error import (
     TimeoutError,
 )
 
+from fingerprint.image import media_type
+
 from ..counts import count
 from ..extract import Extracted, extract, is_chapter_text
-from ..items import PageItem
-from ..middlewares.conditional import CONDITIONAL, made_by
+from ..items import ImageItem, PageItem
+from ..middlewares.conditional import CONDITIONAL, IMAGE, made_by
 from ..middlewares.encoding import FORCE_ENCODING, SITE
 from ..middlewares.extract import CSS, EXTRACTED, WORKER_DIED
 from ..middlewares.truncated import REASON as TRUNCATED
@@ -71,6 +73,9 @@ MAX_PARTS = 30
 JOINED_TO_FIRST = "later part of a split chapter (joined to its first part)"
 # Keys of spider.state, which Scrapy keeps in the job folder across a pause (SpiderState).
 LONE, JOINED = "lone_parts", "joined_parts"
+IMAGE_OF = "fpt_image_of"  # request meta: the page that shows the image requested
+MAX_IMAGE_BYTES = 8 * 2**20  # as tracker.images.MAX_IMAGE_BYTES: larger images are not fetched
+MAX_IMAGES_PER_SITE = 2000  # images requested per site and crawl (covers repeat on every page of a book)
 # The rules that decide a page's text: a change to one of them makes stored validators void.
 EXTRACTION_RULES = ("title", "content", "next_page", "chapter_links", "encoding", "chapter_urls", "render")
 
@@ -100,6 +105,7 @@ class NovelSpider(scrapy.Spider):
         self._sitemaps: dict[str, int] = {}  # per site: sitemaps requested
         self._sitemap_urls: dict[str, int] = {}  # per site: URLs taken from its sitemaps
         self._robots_read: set[str] = set()  # site roots whose robots.txt gave its sitemaps
+        self._images: dict[str, set[str]] = {}  # per site: image URLs requested in this crawl
 
     @classmethod
     def from_crawler(cls, crawler, *args: Any, **kwargs: Any):
@@ -208,6 +214,7 @@ class NovelSpider(scrapy.Spider):
             return
         self.budget.seen(response.url, useful=ex.kind in ("chapter", "catalogue"))
         yield from self._follow(response, site, ex)
+        yield from self._image_requests(response, site, ex)
         if ex.kind == "catalogue":
             count(stats, site.name, "catalogues")
             return
@@ -340,6 +347,71 @@ class NovelSpider(scrapy.Spider):
         self.logger.warning("cannot extract %s: %s", response.url, reason)
         count(self.crawler.stats, site.name, "failed", reason)
         return None
+
+    # ---- images -----------------------------------------------------------------
+
+    def _image_requests(self, response: Response, site: SiteRules, ex: Extracted) -> Iterator[Any]:
+        """The images a chapter or book page shows, fetched once per crawl each (size-limited, from
+        any host: covers live on image servers; an inline data: image is read from the page itself).
+        A book page is a catalogue, or a page that links to chapters. Counted apart from the pages
+        ("images ...")."""
+        if not site.images or not ex.images or not (ex.kind in ("chapter", "catalogue") or ex.chapter_links):
+            return
+        asked = self._images.setdefault(site.name, set())
+        for url in ex.images:
+            if url in asked:
+                continue
+            if len(asked) >= MAX_IMAGES_PER_SITE:
+                count(self.crawler.stats, site.name, "images not fetched", f"more than {MAX_IMAGES_PER_SITE} images")
+                return
+            asked.add(url)
+            if url.startswith("data:"):
+                yield from self._inline_image(url, site, response.url)
+                continue
+            meta = {SITE: site.name, IMAGE_OF: response.url, IMAGE: True, "download_maxsize": MAX_IMAGE_BYTES,
+                    "allow_offsite": True, "handle_httpstatus_list": [304]}
+            if not site.obey_robots:
+                meta["dont_obey_robotstxt"] = True
+            # Below the pages: the text is what a crawl is for, an image can wait for a free slot.
+            yield Request(url, callback=self.parse_image, errback=self.image_failed, meta=meta, priority=-10)
+
+    def _inline_image(self, url: str, site: SiteRules, found_on: str) -> Iterator[ImageItem]:
+        import base64
+        import binascii
+
+        count(self.crawler.stats, site.name, "images fetched")
+        try:
+            data = base64.b64decode(url.partition(",")[2], validate=False)
+        except (binascii.Error, ValueError):
+            count(self.crawler.stats, site.name, "images skipped", "an inline image that is not base64")
+            return
+        kind = media_type(data)
+        if not kind:
+            count(self.crawler.stats, site.name, "images skipped", "not an image (inline data)")
+            return
+        yield ImageItem(url=url, site=site.name, found_on=found_on, data=data, media_type=kind)
+
+    def parse_image(self, response: Response, **_: Any) -> Iterator[Any]:
+        site = self._site(response.meta)
+        stats = self.crawler.stats
+        count(stats, site.name, "images fetched")
+        if response.status == 304:
+            count(stats, site.name, "images not modified")
+            return
+        ctype = _content_type(response)
+        kind = media_type(response.body)
+        if not kind:
+            count(stats, site.name, "images skipped", f"not an image ({ctype or 'no type'})")
+            return
+        yield ImageItem(url=response.url, site=site.name, found_on=response.meta[IMAGE_OF], data=response.body,
+                        media_type=kind, etag=_header(response, b"ETag"),
+                        last_modified=_header(response, b"Last-Modified"))
+
+    def image_failed(self, failure) -> None:
+        request = failure.request
+        site = self._site(request.meta)
+        what, reason = classify(failure, self.crawler.settings)
+        count(self.crawler.stats, site.name, f"images {what}", reason)
 
     # ---- failures ---------------------------------------------------------------
 
@@ -490,6 +562,10 @@ class NovelSpider(scrapy.Spider):
 
     def _on_dropped(self, request: Request, **_: Any) -> None:
         """A redirect to a page already fetched is dropped by the duplicate filter: its response counts."""
+        if request.meta.get(IMAGE_OF):
+            if request.meta.get(SITE) in self.sites:
+                count(self.crawler.stats, request.meta[SITE], "images skipped", "fetched already in this crawl")
+            return
         if request.meta.get("redirect_urls") and request.meta.get(SITE) in self.sites:
             count(self.crawler.stats, request.meta[SITE], "fetched")
             count(self.crawler.stats, request.meta[SITE], "skipped", "redirected to a page already fetched")

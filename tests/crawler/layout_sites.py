@@ -14,6 +14,11 @@ structures are the common ones (written here, no real page copied):
     split       chapter 2 split over three pages chained by 下一页 (its part 2 also linked from
                 the catalogue); chapter 3 split over two pages with no chain: its part 2 is
                 reachable only from the catalogue
+    covers      a book page whose og:image is a copy of the registered cover on another host,
+                with a logo, a tracking pixel, a CSS-hidden image, an "image" that is HTML and
+                one that is gone; chapters with a lazy-loaded copy of the illustration (the
+                real address in data-original) and the cover again in the sidebar, one with
+                the cover inline as a data: URI (see COVER_ART)
 
 `LayoutSite` serves one layout: every 200 page carries an ETag and a Last-Modified, a
 request whose If-None-Match or If-Modified-Since matches gets 304 and no body, and every
@@ -235,8 +240,67 @@ def split(chapters: Sequence[tuple[str, str]]) -> dict[str, Page]:
     return pages
 
 
+_ART: dict[str, bytes] = {}
+
+
+def cover_art() -> dict[str, bytes]:
+    """The registered images ("cover.png", "illustration.png"), the pirate site's copies of them
+    ("cover copy", half size in JPEG; "illustration copy", cropped 4% and watermarked) and an
+    unrelated "logo"; made once, the same every time."""
+    if not _ART:
+        import random
+
+        from bench.images import cover, encode, transforms
+
+        rng = random.Random(11)
+        front, _ = cover(rng, title="Rain City")
+        art, _ = cover(rng, title="The Map")
+        logo, _ = cover(rng, title="LAYOUT")
+        _ART.update({
+            "cover.png": encode(front), "illustration.png": encode(art),
+            "cover copy": encode(transforms(front, rng)["resized to half"], "JPEG", quality=70),
+            "illustration copy": encode(transforms(art, rng)["cropped 4% on every side"], "PNG"),
+            "logo": encode(logo.resize((120, 40)), "PNG"),
+        })
+    return _ART
+
+
+def covers(chapters: Sequence[tuple[str, str]]) -> dict[str, Page]:
+    """A book page and chapters that show copies of the registered cover and illustration."""
+    import base64
+
+    art = cover_art()
+    pages: dict[str, Page] = {}
+    n = len(chapters)
+    url = lambda i: f"/b/5/{i + 1}.html" if 0 <= i < n else "/b/5/"  # noqa: E731
+    inline = "data:image/jpeg;base64," + base64.b64encode(art["cover copy"]).decode()
+    sidebar = "<div class='side'><img src='{IMGROOT}/covers/5.jpg' alt='封面'></div>"
+    items = "".join(f"<li><a href='{url(i)}'>{esc(t)}</a></li>" for i, (t, _) in enumerate(chapters))
+    book = doc("山城旧事", "<div id='info'><img src='/logo.png' width='240' height='90'><h1>山城旧事</h1>"
+                          "<img src='/px.gif' width='1' height='1'><img src='/fake.jpg'><img src='/gone.jpg'>"
+                          "<span style='display:none'><img src='/hidden.png'></span></div>"
+                          f"<ul class='chapters'>{items}</ul>")
+    book = book.replace(b"<head>", b"<head><meta property='og:image' content='{IMGROOT}/covers/5.jpg'>", 1)
+    pages["/b/5/"] = Page(book, kind="catalogue")
+    for i, (title, text) in enumerate(chapters):
+        picture = (f"<img src='{inline}' alt='封面'>" if i == 1 else
+                   "<img src='data:image/gif;base64,R0lGODlhAQABAAAAACw=' data-original='{IMGROOT}/ill/1.png'>")
+        body = (f"<div class='bookname'><h1>{esc(title)}</h1></div>{sidebar}{picture}"
+                f"{p_block('.read-content', lines_of(text))}<a href='{url(i + 1)}'>下一章</a>")
+        pages[url(i)] = Page(doc(title, body), kind="chapter", copies=i, text=text)
+    pages["/covers/5.jpg"] = Page(art["cover copy"], content_type="image/jpeg", kind="image")
+    pages["/ill/1.png"] = Page(art["illustration copy"], content_type="image/png", kind="image")
+    pages["/logo.png"] = Page(art["logo"], content_type="image/png", kind="image")
+    pages["/px.gif"] = Page(base64.b64decode("R0lGODlhAQABAAAAACw="), content_type="image/gif", kind="image")
+    pages["/hidden.png"] = Page(art["logo"], content_type="image/png", kind="image")
+    pages["/fake.jpg"] = Page(b"<html><body>hotlinking not allowed</body></html>", content_type="text/html",
+                              kind="image")
+    pages["/"] = Page(doc("布局小说网", "<a href='/b/5/'>山城旧事</a>"), kind="home")
+    return pages
+
+
 LAYOUTS: dict[str, Callable[[Sequence[tuple[str, str]]], dict[str, Page]]] = {
-    "biquge": biquge, "qidian": qidian, "wap": wap, "sitemap": sitemap, "split": split,
+    "biquge": biquge, "qidian": qidian, "wap": wap, "sitemap": sitemap, "split": split, "covers": covers,
 }
 
 
@@ -259,6 +323,11 @@ class LayoutSite:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
+    @property
+    def image_url(self) -> str:
+        """The same server under another host name: an image server, outside the site's domain."""
+        return self.url.replace("127.0.0.1", "localhost")
+
     def paths(self, *kinds: str) -> set[str]:
         return {p for p, page in self.pages.items() if page.kind in kinds}
 
@@ -266,7 +335,7 @@ class LayoutSite:
         page = self.pages.get(path)
         if page is None:
             return 404, [("Content-Type", "text/html; charset=utf-8")], b"<html><body>404</body></html>"
-        body = page.body.replace(b"{ROOT}", self.url.encode())
+        body = page.body.replace(b"{ROOT}", self.url.encode()).replace(b"{IMGROOT}", self.image_url.encode())
         if path.endswith(".gz"):
             body = gzip.compress(body, mtime=0)
         out = [("Content-Type", page.content_type)]
