@@ -14,7 +14,7 @@ from flask_wtf.csrf import generate_csrf
 
 from tracker.store import NotFound
 
-from . import dashboard, matches, notices, search, sites, works
+from . import dashboard, images, matches, notices, search, sites, works
 from .access import reads_only
 from .params import json_body
 
@@ -59,6 +59,27 @@ def matches_() -> Any:
 @bp.route("/matches/view")
 def match() -> Any:
     return jsonify(matches.detail_data())
+
+
+@bp.route("/images")
+def images_() -> Any:
+    return jsonify(images.list_data())
+
+
+@bp.route("/images/view")
+def image() -> Any:
+    return jsonify(images.detail_data())
+
+
+@bp.route("/images/status", methods=["POST"])
+def image_status() -> Any:
+    """{"status": ..., "image": ..., "original": ...}."""
+    body = json_body()
+    image, original, status = body.get("image"), body.get("original"), body.get("status")
+    if not all(isinstance(v, str) and v for v in (image, original, status)):
+        abort(400, 'give "image", "original" and "status"')
+    m = images.set_status(image, original, status, current_user.name)
+    return jsonify(images.match_row(m))
 
 
 @bp.route("/matches/status", methods=["POST"])

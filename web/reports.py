@@ -41,11 +41,15 @@ def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
     return b if a is None else a if b is None else min(a, b)
 
 
+def statuses_of(scope: str) -> str | list[str] | None:
+    """The match statuses a scope stands for: "all" (None), one status, or "active" (every status but dismissed)."""
+    return None if scope == "all" else list(ACTIVE_STATUSES) if scope == ACTIVE else scope
+
+
 def summary(store: Store, by: Sequence[str], *, scope: str = ACTIVE, work: str | None = None,
             site: str | None = None) -> list[dict[str, Any]]:
     """Matches grouped by `by` in a scope: "all", one status, or "active" (every status but dismissed)."""
-    status = None if scope == "all" else list(ACTIVE_STATUSES) if scope == ACTIVE else scope
-    return store.match_summary(by, work=work, site=site, status=status)
+    return store.match_summary(by, work=work, site=site, status=statuses_of(scope))
 
 
 def fill_days(counts: dict[str, int], days: int, today: date | None = None) -> list[dict[str, Any]]:
@@ -175,6 +179,9 @@ class Reports:
             "sites": ranked,
             "chapters": rows,
             "matrix_sites": [s["site"] for s in ranked[:MATRIX_SITES]],
+            # Its registered covers and illustrations, and how many copies of them pages show.
+            "images": {"registered": self.store.count_work_images(w.id),
+                       "copies": self.store.count_image_matches(work=w.id, status=statuses_of(scope))},
         }
 
     @staticmethod

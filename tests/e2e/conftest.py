@@ -56,6 +56,20 @@ def fill_home(home: Path) -> dict[str, str]:
                 ctx.store.upsert_page(page)
         counts = process_queued(ctx)
         assert counts["matches"] >= 8, counts
+        # The novel's cover, and a pirate site's smaller, re-compressed copy of it.
+        import random
+
+        from bench.images import cover, encode
+
+        from tracker.images import process_queued_images, register_image
+
+        img, _ = cover(random.Random(5), title="Rain City")
+        register_image(ctx, WORK, "cover.png", encode(img))
+        copies = home.parent / "images"
+        copies.mkdir()
+        (copies / "wap-cover.jpg").write_bytes(encode(img.resize((180, 270)), "JPEG", quality=60))
+        assert ingest(ctx, [str(copies)], site="wap").images == ["wap-cover.jpg"]
+        assert process_queued_images(ctx)["matches"] == 1
         ctx.store.upsert_user(new_user(ADMIN, PASSWORD, "admin"))
     finally:
         ctx.close()

@@ -180,3 +180,44 @@ def test_review_a_match_and_send_a_takedown(driver, live, artifacts, downloads):
     shot("protected-page-redirects")
 
     assert [p.name for p in sorted(artifacts.glob("*.png"))] == [p.name for p in shots]
+
+
+def test_an_image_copy_is_shown_beside_the_registered_cover(driver, live, artifacts):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(driver, WAIT)
+
+    def css(selector: str):
+        return wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
+
+    def loaded(img) -> bool:
+        return driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) > 0
+
+    driver.get(live.url + "/login")
+    driver.find_element(By.NAME, "name").send_keys(ADMIN)
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    login = driver.find_element(By.CSS_SELECTOR, ".login button")
+    login.click()
+    wait.until(page_left(login))
+    nav = wait.until(EC.element_to_be_clickable((By.LINK_TEXT, "Images")))
+    nav.click()
+    wait.until(page_left(nav))
+    thumbs = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "table.images img.thumb"))
+    assert len(thumbs) == 2 and all(wait.until(lambda _, i=i: loaded(i)) for i in thumbs)
+    link = thumbs[0].find_element(By.XPATH, "./ancestor::a")
+    link.click()
+    wait.until(page_left(link))
+    assert f"{WORK}/cover.png" in css("h1").text
+    shown = driver.find_elements(By.CSS_SELECTOR, ".side-by-side img.shown")
+    assert len(shown) == 2 and all(wait.until(lambda _, i=i: loaded(i)) for i in shown)
+    # Side by side: the copy on the left, the registered cover on the right, at the same height.
+    left, right = (i.rect for i in shown)
+    assert left["x"] + left["width"] <= right["x"] and abs(left["y"] - right["y"]) < 5
+    # The copy was served at 180 x 270 and the cover at 360 x 540: both drawn anew within the thumbnail size.
+    sizes = [driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", i) for i in shown]
+    assert sizes == [[180, 270], [320, 480]]
+    path = artifacts / "images-side-by-side.png"
+    assert driver.save_screenshot(str(path))
+    check_png(path)

@@ -9,7 +9,7 @@ import pytest
 from werkzeug.security import generate_password_hash
 
 from tracker.settings import Settings
-from tracker.store import Chapter, CrawlRun, MatchRecord, Page, Site, User, Work
+from tracker.store import Chapter, CrawlRun, ImageMatch, MatchRecord, Page, PageImage, Site, User, Work, WorkImage
 from tracker.store.sqlite import SQLiteStore
 from web import create_app
 
@@ -22,6 +22,20 @@ CH1 = "陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的�
 CH2 = "雨停了，码头上的人渐渐多起来，挑夫们吆喝着把货物搬上船。" * 4
 CH3 = "第三章的内容没有人抄袭，它安静地待在作者的抽屉里。" * 4
 T0 = datetime(2026, 11, 20, 6, 10, tzinfo=timezone.utc)
+COVER = "山城旧事/cover.png"
+COPY = "https://img.biquge.example/c/1.jpg"
+
+
+def picture(colour: tuple[int, int, int], fmt: str = "PNG") -> bytes:
+    import io
+
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (90, 120), colour)
+    ImageDraw.Draw(img).rectangle((10, 10, 50, 70), fill=(250, 250, 250))
+    out = io.BytesIO()
+    img.save(out, fmt)
+    return out.getvalue()
 
 
 def csrf_token(client, path: str = "/login") -> str:
@@ -76,6 +90,18 @@ def fill(store: SQLiteStore) -> None:
           [{"page_start": 0, "page_end": 20, "original_start": 0, "original_end": 20}], 1)
     match("evil-1", "山城旧事/第1章", XSS_ATTR, 0.8,
           [{"page_start": len(XSS), "page_end": len(XSS) + 30, "original_start": 0, "original_end": 30}], 1)
+    # A registered cover, a copy of it on biquge, and their match.
+    from fingerprint.image import fingerprint_image
+
+    cover, copy = picture((30, 60, 200)), picture((30, 60, 200), "JPEG")
+    store.upsert_work_image(WorkImage(key=COVER, work="山城旧事", name="cover.png", data=cover,
+                                      fingerprint=fingerprint_image(cover).to_dict(), media_type="image/png"))
+    store.upsert_page_image(PageImage(key=COPY, url=COPY, site="biquge", found_on="https://biquge.example/book/",
+                                      data=copy, media_type="image/jpeg", fetched_at=T0))
+    store.set_page_image_status(COPY, "done", fingerprint=fingerprint_image(copy).to_dict())
+    store.upsert_image_match(ImageMatch(image=COPY, work_image=COVER, work="山城旧事", site="biquge",
+                                        found_on="https://biquge.example/book/", distance=2, colour_agreement=1.0,
+                                        first_seen=T0, last_seen=T0))
     store.upsert_site(Site(name="biquge", start_urls=["https://biquge.example/", JS_URL]))
     store.add_crawl_run(CrawlRun(site="biquge", started_at=T0, finished_at=T0 + timedelta(minutes=5),
                                  outcome="finished", counts={"fetched": 10, "stored": 3, "skipped": 5, "failed": 2},

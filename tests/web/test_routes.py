@@ -9,6 +9,7 @@ from web import create_app
 from .conftest import csrf_token, login
 
 M1 = {"page_key": "https://biquge.example/1.html", "chapter": "山城旧事/第1章"}
+I1 = {"image": "https://img.biquge.example/c/1.jpg", "original": "山城旧事/cover.png"}
 
 GET = {
     "/": {}, "/login": {}, "/works/": {}, "/works/<work_id>": {"work_id": "山城旧事"}, "/sites/": {},
@@ -19,6 +20,8 @@ GET = {
     "/api/me": {}, "/api/dashboard": {}, "/api/works": {}, "/api/works/<work_id>": {"work_id": "山城旧事"},
     "/api/sites": {}, "/api/sites/view": {"name": "biquge"}, "/api/matches": {}, "/api/matches/view": M1,
     "/api/takedown": {"site": "biquge"}, "/api/search": {"q": "1.html"}, "/healthz": {},
+    "/images/": {"work": "山城旧事"}, "/images/view": I1, "/images/file/<kind>": {"kind": "found", "key": I1["image"]},
+    "/api/images": {"site": "biquge"}, "/api/images/view": I1,
 }
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
@@ -26,6 +29,8 @@ CHANGES = {
     "/takedown/sent": {"work": "山城旧事"},
     "/api/matches/status": {"page": M1["page_key"], "chapter": M1["chapter"], "status": "confirmed"},
     "/api/takedown/sent": {"work": "山城旧事"},
+    "/images/status": {**I1, "status": "confirmed"},
+    "/api/images/status": {**I1, "status": "confirmed"},
 }
 READ_ONLY_POSTS = {"/login", "/logout", "/check", "/api/check"}
 
