@@ -136,11 +136,7 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
 def process_queued_images(ctx: Context, *, limit: int | None = None,
                           each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
     """Process the queued page images in this process; counts by outcome."""
-    counts = {"done": 0, "failed": 0, "matches": 0}
-    for img in ctx.store.page_images(status="queued", limit=limit):
-        r = process_image(ctx, img.key)
-        counts[r.status] = counts.get(r.status, 0) + 1
-        counts["matches"] += len(r.matches)
-        if each:
-            each(r)
-    return counts
+    from .pipeline import tally
+
+    return tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)],
+                 lambda key: process_image(ctx, key), each)

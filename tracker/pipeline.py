@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from fingerprint.errors import FingerprintError, InputError
 from fingerprint.index import index_keys
@@ -120,10 +121,16 @@ def process_queued(ctx: Context, *, limit: int | None = None,
                    each: Callable[[Processed], None] | None = None) -> dict[str, int]:
     """Process the queued pages in this process; counts by outcome. (Failed pages are
     retried by the daily task while they have attempts left.)"""
+    return tally([p.key for p in ctx.store.pages(status="queued", limit=limit)], lambda key: process_page(ctx, key),
+                 each)
+
+
+def tally(keys: Iterable[str], process: Callable[[str], Any], each: Callable[[Any], None] | None = None
+          ) -> dict[str, int]:
+    """Run `process` on each key; counts by outcome ("done", "failed", ...) and of the matches made."""
     counts = {"done": 0, "failed": 0, "matches": 0}
-    keys = [p.key for p in ctx.store.pages(status="queued", limit=limit)]
-    for key in keys:
-        r = process_page(ctx, key)
+    for key in list(keys):
+        r = process(key)
         counts[r.status] = counts.get(r.status, 0) + 1
         counts["matches"] += len(r.matches)
         if each:

@@ -134,19 +134,6 @@ class StorePipeline:
         finally:
             self.ctx.close()
 
-    def _send_images(self) -> None:
-        from tracker.queue import BrokerUnavailable, dispatch_images
-
-        try:
-            dispatch_images(self.ctx, [k for k, _ in self.images], app=self.app)
-            what = "images sent to the workers"
-        except BrokerUnavailable as e:
-            log.error("%s", e)  # stored as queued: the daily run sends them later
-            what = "images left queued"
-        for _, site in self.images:
-            count(self.stats, site, what)
-        self.images.clear()
-
     def _process_images_here(self) -> None:
         from tracker.images import process_image
 
@@ -159,20 +146,30 @@ class StorePipeline:
         self.images.clear()
 
     def _send(self) -> None:
-        from tracker.queue import BrokerUnavailable, dispatch_pages
+        from tracker.queue import dispatch_pages
+
+        self._dispatch(self.queued, dispatch_pages, "sent to the workers", "left queued")
+
+    def _send_images(self) -> None:
+        from tracker.queue import dispatch_images
+
+        self._dispatch(self.images, dispatch_images, "images sent to the workers", "images left queued")
+
+    def _dispatch(self, queued: list[tuple[str, str]], dispatch, sent: str, left: str) -> None:
+        """Send the queued keys to the workers, counting each per site as `sent`; when the broker
+        cannot be reached they stay stored as queued (the daily run or `fptrack process` takes them),
+        counted as `left`."""
+        from tracker.queue import BrokerUnavailable
 
         try:
-            dispatch_pages(self.ctx, [k for k, _ in self.queued], app=self.app)
+            dispatch(self.ctx, [k for k, _ in queued], app=self.app)
+            what, reason = sent, ""
         except BrokerUnavailable as e:
-            # The pages are stored as queued: the daily run (or `fptrack process`) sends them later.
             log.error("%s", e)
-            for _, site in self.queued:
-                count(self.stats, site, "left queued", "the broker could not be reached")
-            self.queued.clear()
-            return
-        for _, site in self.queued:
-            count(self.stats, site, "sent to the workers")
-        self.queued.clear()
+            what, reason = left, "the broker could not be reached"
+        for _, site in queued:
+            count(self.stats, site, what, reason)
+        queued.clear()
 
     def _process_here(self) -> None:
         """Match the stored pages now (embedded mode): results are there when the crawl ends."""

@@ -11,8 +11,7 @@ from fingerprint.errors import InputError
 from tracker.cli import main
 from tracker.pipeline import ingest, process_queued
 from tracker.registry import register_work
-from tracker.store import Page
-from tracker.store.base import BadRecord
+from tracker.store import BadRecord, Page
 
 from .conftest import SAMPLES
 

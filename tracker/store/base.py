@@ -13,15 +13,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from .records import (  # noqa: F401  (re-exported: callers import them from here too)
-    IMAGE_MATCH_SORTS,
-    MATCH_GROUPS,
-    MATCH_SORTS,
-    MATCH_STATUSES,
-    PAGE_GROUPS,
-    PAGE_STATUSES,
-    ROLES,
-    BadRecord,
+from .records import (
     Chapter,
     CrawlRun,
     FingerprintRecord,
@@ -31,13 +23,10 @@ from .records import (  # noqa: F401  (re-exported: callers import them from her
     Page,
     PageImage,
     Site,
-    StoreError,
     User,
     UserSession,
     Work,
     WorkImage,
-    content_hash,
-    now,
 )
 
 

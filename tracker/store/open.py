@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .base import Store, StoreError
+from .base import Store
+from .records import StoreError
 
 SQLITE_NAME = "fptrack.sqlite3"
 

@@ -5,11 +5,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pymongo import ASCENDING, ReturnDocument
-from pymongo.errors import DuplicateKeyError
 
 from ..records import ROLES, NotFound, User, UserSession, now
 from ..values import check_role, utc
-from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware
+from .connection import NO_ID, MongoBase, _guarded, _query, aware
 
 INDEXES = {
     "users": [([("name", ASCENDING)], True)],
@@ -41,19 +40,12 @@ class AccountsMongo(MongoBase):
     @_guarded
     def upsert_user(self, user: User) -> User:
         check_role(user.role, ROLES)
-        for _ in range(RETRIES):
-            try:
-                d = self._users.find_one_and_update(
-                    {"name": user.name},
-                    {"$set": {"password_hash": user.password_hash, "role": user.role,
-                              "failed_logins": int(user.failed_logins),
-                              "locked_until": utc(user.locked_until) if user.locked_until else None},
-                     "$setOnInsert": {"created_at": utc(user.created_at)}},
-                    upsert=True, projection=NO_ID, return_document=ReturnDocument.AFTER)
-                return _user(d)
-            except DuplicateKeyError:
-                continue
-        raise self._lost("user", user.name)
+        d = self._upsert(self._users, {"name": user.name},
+                         {"$set": {"password_hash": user.password_hash, "role": user.role,
+                                   "failed_logins": int(user.failed_logins),
+                                   "locked_until": utc(user.locked_until) if user.locked_until else None},
+                          "$setOnInsert": {"created_at": utc(user.created_at)}}, "user")
+        return _user(d)
 
     @_guarded
     def get_user(self, name: str) -> User:

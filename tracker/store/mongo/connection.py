@@ -24,11 +24,11 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from bson.errors import BSONError
-from pymongo import MongoClient
-from pymongo.errors import DocumentTooLarge, PyMongoError
+from pymongo import MongoClient, ReturnDocument
+from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
-from ..records import BadRecord, StoreError
-from ..values import utc
+from ..records import BadRecord, StoreError, now
+from ..values import to_text, utc
 
 T = TypeVar("T")
 RETRIES = 8  # conditional updates lost to concurrent writers before giving up
@@ -146,6 +146,49 @@ class MongoBase:
     def _lost(self, what: str, key: str) -> StoreError:
         return StoreError(f"the {what} {key!r} kept changing under concurrent writers ({RETRIES} tries); "
                           "retry the operation")
+
+    def _upsert(self, collection: Any, key: dict[str, Any], update: dict[str, Any], what: str, *,
+                before: bool = False) -> dict[str, Any] | None:
+        """One atomic upsert of the record under `key`; the record after it (or, `before`, as it was:
+        None when it is new). Two writers inserting the same key at once: the loser updates instead."""
+        for _ in range(RETRIES):
+            try:
+                return collection.find_one_and_update(
+                    key, update, upsert=True, projection=NO_ID,
+                    return_document=ReturnDocument.BEFORE if before else ReturnDocument.AFTER)
+            except DuplicateKeyError:
+                continue
+        raise self._lost(what, " / ".join(str(v) for v in key.values()))
+
+    def _upsert_changed(self, collection: Any, key: dict[str, Any], hash_field: str, new_hash: str,
+                        full: dict[str, Any], light: dict[str, Any], what: str) -> bool:
+        """Insert `full` under `key`, or update the record with `full` when its `hash_field` differs
+        from `new_hash` and with `light` when it does not; returns whether it was new or changed.
+        The update is conditional on the hash that was read, retried when another writer won."""
+        for _ in range(RETRIES):
+            old = collection.find_one(key, {"_id": False, hash_field: True})
+            if old is None:
+                try:
+                    r = collection.update_one(key, {"$setOnInsert": full}, upsert=True)
+                except DuplicateKeyError:
+                    continue
+                if r.upserted_id is None:  # inserted concurrently in between: compare with it
+                    continue
+                return True
+            changed = old[hash_field] != new_hash
+            r = collection.update_one({**key, hash_field: old[hash_field]}, {"$set": full if changed else light})
+            if r.matched_count:
+                return changed
+        raise self._lost(what, " / ".join(str(v) for v in key.values()))
+
+    def _set_status(self, collection: Any, key: dict[str, Any], status: str, by: str) -> dict[str, Any] | None:
+        """Set a review status and append {"status", "by", "at"} to the history, unless the record has
+        that status already; the record as it is now (None when there is none)."""
+        d = collection.find_one_and_update(
+            {**key, "status": {"$ne": status}},
+            {"$set": {"status": status}, "$push": {"history": {"status": status, "by": by, "at": to_text(now())}}},
+            projection=NO_ID, return_document=ReturnDocument.AFTER)
+        return d if d is not None else collection.find_one(key, NO_ID)
 
     def close(self) -> None:
         if self._own_client:

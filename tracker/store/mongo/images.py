@@ -8,12 +8,11 @@ import hashlib
 from typing import Any
 
 from bson import Binary
-from pymongo import ASCENDING, DESCENDING, ReturnDocument
-from pymongo.errors import DuplicateKeyError
+from pymongo import ASCENDING, DESCENDING
 
 from ..records import IMAGE_MATCH_SORTS, MATCH_STATUSES, PAGE_STATUSES, ImageMatch, NotFound, PageImage, WorkImage, now
-from ..values import check_status, check_window, parse_sort, statuses, to_text, utc
-from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
+from ..values import check_status, check_window, parse_sort, statuses, utc
+from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
 
 INDEXES = {
     "work_images": [
@@ -67,16 +66,9 @@ class ImagesMongo(MongoBase):
         h = hashlib.sha256(image.data).hexdigest()
         fields = {"work": image.work, "name": image.name, "data": Binary(bytes(image.data)),
                   "fingerprint": storable(image.fingerprint), "media_type": image.media_type, "sha256": h}
-        for _ in range(RETRIES):
-            try:
-                old = self._work_images.find_one_and_update(
-                    {"key": image.key}, {"$set": fields, "$setOnInsert": {"created_at": utc(image.created_at)}},
-                    upsert=True, projection={"_id": False, "sha256": True}, return_document=ReturnDocument.BEFORE)
-                break
-            except DuplicateKeyError:  # a concurrent insert of the same key won: update it instead
-                continue
-        else:
-            raise self._lost("registered image", image.key)
+        old = self._upsert(self._work_images, {"key": image.key},
+                           {"$set": fields, "$setOnInsert": {"created_at": utc(image.created_at)}},
+                           "registered image", before=True)
         return self.get_work_image(image.key), old is None or old.get("sha256") != h
 
     @_guarded
@@ -110,24 +102,7 @@ class ImagesMongo(MongoBase):
         full = {**light, "data": Binary(bytes(image.data)), "media_type": image.media_type, "sha256": h,
                 "fingerprint": {}, "status": "queued", "reason": "", "attempts": 0,
                 "updated_at": utc(image.updated_at)}
-        for _ in range(RETRIES):
-            old = self._page_images.find_one({"key": image.key}, {"_id": False, "sha256": True})
-            if old is None:
-                try:
-                    r = self._page_images.update_one({"key": image.key}, {"$setOnInsert": full}, upsert=True)
-                except DuplicateKeyError:
-                    continue
-                if r.upserted_id is None:  # inserted concurrently in between: compare with it
-                    continue
-                changed = True
-                break
-            changed = old["sha256"] != h
-            r = self._page_images.update_one({"key": image.key, "sha256": old["sha256"]},
-                                             {"$set": full if changed else light})
-            if r.matched_count:
-                break
-        else:
-            raise self._lost("page image", image.key)
+        changed = self._upsert_changed(self._page_images, {"key": image.key}, "sha256", h, full, light, "page image")
         return self.get_page_image(image.key), changed
 
     @_guarded
@@ -173,15 +148,8 @@ class ImagesMongo(MongoBase):
             "$setOnInsert": {"first_seen": utc(match.first_seen), "status": match.status,
                              "history": storable(match.history)},
         }
-        for _ in range(RETRIES):
-            try:
-                d = self._image_matches.find_one_and_update(
-                    {"image": match.image, "work_image": match.work_image}, update, upsert=True, projection=NO_ID,
-                    return_document=ReturnDocument.AFTER)
-                return _image_match(d)
-            except DuplicateKeyError:  # a concurrent insert of the same match won: update it instead
-                continue
-        raise self._lost("image match", f"{match.image} / {match.work_image}")
+        return _image_match(self._upsert(self._image_matches, {"image": match.image, "work_image": match.work_image},
+                                         update, "image match"))
 
     @_guarded
     def get_image_match(self, image: str, work_image: str) -> ImageMatch:
@@ -218,8 +186,7 @@ class ImagesMongo(MongoBase):
     @_guarded
     def set_image_match_status(self, image: str, work_image: str, status: str, by: str = "") -> ImageMatch:
         check_status(status, MATCH_STATUSES, "match status")
-        d = self._image_matches.find_one_and_update(
-            {"image": image, "work_image": work_image, "status": {"$ne": status}},
-            {"$set": {"status": status}, "$push": {"history": {"status": status, "by": by, "at": to_text(now())}}},
-            projection=NO_ID, return_document=ReturnDocument.AFTER)
-        return _image_match(d) if d is not None else self.get_image_match(image, work_image)
+        d = self._set_status(self._image_matches, {"image": image, "work_image": work_image}, status, by)
+        if d is None:
+            raise NotFound(f"no match of image {image!r} with {work_image!r}")
+        return _image_match(d)

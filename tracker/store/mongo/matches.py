@@ -4,22 +4,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pymongo import ASCENDING, DESCENDING, ReturnDocument
-from pymongo.errors import DuplicateKeyError
+from pymongo import ASCENDING, DESCENDING
 
-from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound, now
-from ..values import (
-    check_groups,
-    check_status,
-    check_window,
-    clean_scores,
-    clean_spans,
-    parse_sort,
-    statuses,
-    to_text,
-    utc,
-)
-from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
+from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
+from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, utc
+from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
 
 INDEXES = {
     "matches": [
@@ -66,14 +55,7 @@ class MatchesMongo(MongoBase):
             "$setOnInsert": {"first_seen": utc(match.first_seen), "status": match.status,
                              "history": storable(match.history)},
         }
-        for _ in range(RETRIES):
-            try:
-                d = self._matches.find_one_and_update(key, update, upsert=True, projection=NO_ID,
-                                                      return_document=ReturnDocument.AFTER)
-                return _match(d)
-            except DuplicateKeyError:  # a concurrent insert of the same match won: update it instead
-                continue
-        raise self._lost("match", f"{match.page} / {match.chapter}")
+        return _match(self._upsert(self._matches, key, update, "match"))
 
     @_guarded
     def get_match(self, page: str, chapter: str) -> MatchRecord:
@@ -132,8 +114,7 @@ class MatchesMongo(MongoBase):
         """Setting the status it already has changes nothing (no second history entry).
         The entry's "at" is ISO-8601 text in UTC, so history stays plain JSON for every reader."""
         check_status(status, MATCH_STATUSES, "match status")
-        d = self._matches.find_one_and_update(
-            {"page": page, "chapter": chapter, "status": {"$ne": status}},
-            {"$set": {"status": status}, "$push": {"history": {"status": status, "by": by, "at": to_text(now())}}},
-            projection=NO_ID, return_document=ReturnDocument.AFTER)
-        return _match(d) if d is not None else self.get_match(page, chapter)
+        d = self._set_status(self._matches, {"page": page, "chapter": chapter}, status, by)
+        if d is None:
+            raise NotFound(f"no match of page {page!r} with chapter {chapter!r}")
+        return _match(d)

@@ -52,17 +52,9 @@ class OriginalsMongo(MongoBase):
 
     @_guarded
     def upsert_work(self, work: Work) -> Work:
-        for _ in range(RETRIES):
-            try:
-                d = self._works.find_one_and_update(
-                    {"id": work.id},
-                    {"$set": {"title": work.title, "author": work.author},
-                     "$setOnInsert": {"created_at": utc(work.created_at)}},
-                    upsert=True, projection=NO_ID, return_document=ReturnDocument.AFTER)
-                return _work(d)
-            except DuplicateKeyError:  # a concurrent insert of the same id won: update it instead
-                continue
-        raise self._lost("work", work.id)
+        return _work(self._upsert(self._works, {"id": work.id},
+                                  {"$set": {"title": work.title, "author": work.author},
+                                   "$setOnInsert": {"created_at": utc(work.created_at)}}, "work"))
 
     @_guarded
     def get_work(self, work_id: str) -> Work:

@@ -6,11 +6,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING
-from pymongo.errors import DuplicateKeyError
 
 from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, content_hash, now
 from ..values import check_groups, check_status, check_window, utc
-from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
+from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
 
 INDEXES = {
     "pages": [
@@ -46,24 +45,7 @@ class PagesMongo(MongoBase):
                  "etag": page.etag, "last_modified": page.last_modified}
         full = {**light, "text": page.text, "content_hash": h, "status": "queued", "reason": "", "attempts": 0,
                 "updated_at": utc(page.updated_at)}
-        for _ in range(RETRIES):
-            old = self._pages.find_one({"key": page.key}, {"_id": False, "content_hash": True})
-            if old is None:
-                try:
-                    r = self._pages.update_one({"key": page.key}, {"$setOnInsert": full}, upsert=True)
-                except DuplicateKeyError:
-                    continue
-                if r.upserted_id is None:  # inserted concurrently in between: compare with it
-                    continue
-                changed = True
-                break
-            changed = old["content_hash"] != h
-            r = self._pages.update_one({"key": page.key, "content_hash": old["content_hash"]},
-                                       {"$set": full if changed else light})
-            if r.matched_count:
-                break
-        else:
-            raise self._lost("page", page.key)
+        changed = self._upsert_changed(self._pages, {"key": page.key}, "content_hash", h, full, light, "page")
         d = self._pages.find_one({"key": page.key}, NO_ID)
         if d is None:
             raise self._lost("page", page.key)

@@ -4,11 +4,10 @@ from __future__ import annotations
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, ReturnDocument
-from pymongo.errors import DuplicateKeyError
 
 from ..records import CrawlRun, NotFound, Site
 from ..values import check_window, clean_counts, utc
-from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
+from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
 
 INDEXES = {
     "sites": [([("name", ASCENDING)], True)],
@@ -47,18 +46,10 @@ class SitesMongo(MongoBase):
 
     @_guarded
     def upsert_site(self, site: Site) -> Site:
-        for _ in range(RETRIES):
-            try:
-                d = self._sites.find_one_and_update(
-                    {"name": site.name},
-                    {"$set": {"start_urls": list(site.start_urls), "rules": storable(site.rules),
-                              "recrawl": bool(site.recrawl), "updated_at": utc(site.updated_at)},
-                     "$setOnInsert": {"created_at": utc(site.created_at)}},
-                    upsert=True, projection=NO_ID, return_document=ReturnDocument.AFTER)
-                return _site(d)
-            except DuplicateKeyError:
-                continue
-        raise self._lost("site", site.name)
+        return _site(self._upsert(self._sites, {"name": site.name},
+                                  {"$set": {"start_urls": list(site.start_urls), "rules": storable(site.rules),
+                                            "recrawl": bool(site.recrawl), "updated_at": utc(site.updated_at)},
+                                   "$setOnInsert": {"created_at": utc(site.created_at)}}, "site"))
 
     @_guarded
     def get_site(self, name: str) -> Site:

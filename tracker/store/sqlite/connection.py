@@ -29,7 +29,7 @@ from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..records import BadRecord, NotFound, StoreError
+from ..records import BadRecord, NotFound, StoreError, now
 from ..values import to_text
 
 SCHEMA_VERSION = 1
@@ -235,6 +235,22 @@ class SQLiteBase:
                         yield convert(found[k])
         except sqlite3.Error as e:
             raise self._error(e) from e
+
+    def _set_status(self, table: str, key: dict[str, Any], status: str, by: str) -> sqlite3.Row | None:
+        """Set a review status and append {"status", "by", "at"} to the history, unless the record
+        has that status already; the row as it is now (None when there is none). The entry's "at"
+        is ISO-8601 text in UTC, so history stays plain JSON for every reader."""
+        where = " AND ".join(f"{k} = ?" for k in key)
+        args = tuple(key.values())
+        with self._write() as c:
+            row = c.execute(f"SELECT status, history FROM {table} WHERE {where}", args).fetchone()
+            if row is None:
+                return None
+            if row["status"] != status:
+                history = loads(row["history"])
+                history.append({"status": status, "by": by, "at": to_text(now())})
+                c.execute(f"UPDATE {table} SET status = ?, history = ? WHERE {where}", (status, dumps(history), *args))
+            return c.execute(f"SELECT * FROM {table} WHERE {where}", args).fetchone()
 
     def close(self) -> None:
         with self._lock:

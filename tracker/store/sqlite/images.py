@@ -227,16 +227,7 @@ class ImagesSQL(SQLiteBase):
     @_guarded
     def set_image_match_status(self, image: str, work_image: str, status: str, by: str = "") -> ImageMatch:
         check_status(status, MATCH_STATUSES, "match status")
-        with self._write() as c:
-            row = c.execute("SELECT status, history FROM image_matches WHERE image = ? AND work_image = ?",
-                            (image, work_image)).fetchone()
-            if row is None:
-                raise NotFound(f"no match of image {image!r} with {work_image!r}")
-            if row["status"] != status:
-                history = loads(row["history"])
-                history.append({"status": status, "by": by, "at": to_text(now())})
-                c.execute("UPDATE image_matches SET status = ?, history = ? WHERE image = ? AND work_image = ?",
-                          (status, dumps(history), image, work_image))
-            row = c.execute("SELECT * FROM image_matches WHERE image = ? AND work_image = ?",
-                            (image, work_image)).fetchone()
+        row = self._set_status("image_matches", {"image": image, "work_image": work_image}, status, by)
+        if row is None:
+            raise NotFound(f"no match of image {image!r} with {work_image!r}")
         return _image_match(row)

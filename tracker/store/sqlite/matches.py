@@ -5,7 +5,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound, now
+from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
 from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
 
@@ -122,15 +122,7 @@ class MatchesSQL(SQLiteBase):
         """Setting the status it already has changes nothing (no second history entry).
         The entry's "at" is ISO-8601 text in UTC, so history stays plain JSON for every reader."""
         check_status(status, MATCH_STATUSES, "match status")
-        with self._write() as c:
-            row = c.execute("SELECT status, history FROM matches WHERE page = ? AND chapter = ?",
-                            (page, chapter)).fetchone()
-            if row is None:
-                raise NotFound(f"no match of page {page!r} with chapter {chapter!r}")
-            if row["status"] != status:
-                history = loads(row["history"])
-                history.append({"status": status, "by": by, "at": to_text(now())})
-                c.execute("UPDATE matches SET status = ?, history = ? WHERE page = ? AND chapter = ?",
-                          (status, dumps(history), page, chapter))
-            row = c.execute("SELECT * FROM matches WHERE page = ? AND chapter = ?", (page, chapter)).fetchone()
+        row = self._set_status("matches", {"page": page, "chapter": chapter}, status, by)
+        if row is None:
+            raise NotFound(f"no match of page {page!r} with chapter {chapter!r}")
         return _match(row)
