@@ -22,6 +22,38 @@ def pytest_configure(config) -> None:
 
 def pytest_unconfigure(config) -> None:
     services.stop()
+    if _CLUSTER is not None:
+        _CLUSTER.stop()
+
+
+_CLUSTER = None  # the local Redis Cluster, started by the first test that asks for it
+
+
+@pytest.fixture(scope="session")
+def redis_cluster():
+    """A real three-node Redis Cluster on temporary ports (tests/cluster.py), emptied before
+    each test that takes it through `cluster_url`; stopped at the end of the run."""
+    global _CLUSTER
+    from .cluster import LocalCluster
+
+    if _CLUSTER is None:
+        _CLUSTER = LocalCluster()
+        if not _CLUSTER.start():
+            why = _CLUSTER.error
+            _CLUSTER = None
+            need(False, f"no local Redis Cluster: {why}")
+    return _CLUSTER
+
+
+@pytest.fixture
+def cluster_url(redis_cluster) -> str:
+    """FPT_REDIS_URL for a test on the local cluster: one node's URL, the cluster emptied first.
+    A test that kills a node leaves it to the next test to start it again."""
+    for i, proc in enumerate(redis_cluster.processes):
+        if proc is None:
+            redis_cluster.revive(i)
+    redis_cluster.flush()
+    return redis_cluster.url
 
 
 def pytest_report_header(config) -> str:
