@@ -9,6 +9,10 @@ records. No result backend is configured: results live in the store.
 
 `celery -A tracker.celery_app worker` also works; the module builds `app` from
 the environment (FPT_*) on first use.
+
+Imports run one way: this module imports tracker.tasks (so that every app it makes
+has the tasks), tracker.queue imports this module to send, and neither tracker.tasks
+nor tracker.task_names imports either of them.
 """
 from __future__ import annotations
 
@@ -19,13 +23,12 @@ from celery import Celery
 from celery.schedules import crontab
 from kombu.utils.url import maybe_sanitize_url
 
+from . import tasks  # noqa: F401  (defines the shared tasks: every app made here gets them)
 from .settings import Settings, SettingsError
+from .task_names import ALL as TASK_NAMES
+from .task_names import DAILY, DEFAULT_QUEUE
 
 log = logging.getLogger(__name__)
-
-TASK_NAMES = ("tracker.tasks.process_page", "tracker.tasks.process_image", "tracker.tasks.register_chapter",
-              "tracker.tasks.reindex", "tracker.tasks.daily")
-DEFAULT_QUEUE = "fptrack"
 
 
 def create_celery(settings: Settings | None = None, **conf: Any) -> Celery:
@@ -54,7 +57,7 @@ def create_celery(settings: Settings | None = None, **conf: Any) -> Celery:
         task_annotations={name: {"max_retries": settings.max_attempts} for name in TASK_NAMES},
         beat_schedule={
             "daily-recrawl-and-process": {
-                "task": "tracker.tasks.daily",
+                "task": DAILY,
                 "schedule": crontab(minute=0, hour=settings.recrawl_hour),
             },
         },
@@ -62,8 +65,6 @@ def create_celery(settings: Settings | None = None, **conf: Any) -> Celery:
     )
     if conf:
         app.conf.update(conf)
-    from . import tasks  # noqa: F401  (registers the shared tasks with this app)
-
     return app
 
 

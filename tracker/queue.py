@@ -1,5 +1,6 @@
 """Handing pages on for processing: to the Celery workers when FPT_BROKER_URL is
-set, otherwise right here, in-process. `fptrack ingest` and the daily run use it."""
+set, otherwise right here, in-process. `fptrack ingest` and the crawler's store
+pipeline use it; what is waiting to be processed is tracker.backlog's."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -10,9 +11,7 @@ from kombu.utils.url import maybe_sanitize_url
 from . import pipeline
 from .context import Context
 from .settings import SettingsError
-
-PROCESS_PAGE = "tracker.tasks.process_page"
-PROCESS_IMAGE = "tracker.tasks.process_image"
+from .task_names import PROCESS_IMAGE, PROCESS_PAGE
 
 
 class BrokerUnavailable(SettingsError):
@@ -74,20 +73,3 @@ def _process_here(ctx: Context, keys: list[str]) -> str:
         matches += len(r.matches)
     text = f"{done} pages done, {failed} failed, {matches} matches"
     return text + (f", {missing} not in the store" if missing else "")
-
-
-def pages_to_process(ctx: Context) -> tuple[list[str], list[str]]:
-    """(queued pages, failed pages with attempts left (fewer than FPT_MAX_ATTEMPTS)).
-
-    Failed pages are sent again as they are: their status changes when they are
-    processed, so each processing counts one attempt and nothing else does."""
-    queued = [p.key for p in ctx.store.pages(status="queued")]
-    retry = [p.key for p in ctx.store.pages(status="failed") if p.attempts < ctx.settings.max_attempts]
-    return queued, retry
-
-
-def images_to_process(ctx: Context) -> list[str]:
-    """Page images queued, and failed ones with attempts left (a fetch cut short is fetched anew by
-    the next crawl; a file that is no image fails again, until its attempts run out)."""
-    return [i.key for i in ctx.store.page_images(status="queued")] + [
-        i.key for i in ctx.store.page_images(status="failed") if i.attempts < ctx.settings.max_attempts]

@@ -3,8 +3,13 @@
 Each worker process opens one Context (store, index, engine) on its first task
 and reuses it. A store, index or connection error makes the task retry with
 exponential backoff and jitter, up to FPT_MAX_ATTEMPTS times; the page stays in
-the store meanwhile, so nothing is lost when the retries run out. Every task is
-idempotent: running one twice updates the same records.
+the store meanwhile, so nothing is lost when the retries run out. A Redis failure
+is logged as one line that names the cause and the fix (tracker.redis_client.explain),
+not as a traceback. Every task is idempotent: running one twice updates the same
+records.
+
+The tasks' names come from tracker.task_names; this module imports neither the
+Celery app (tracker.celery_app) nor the senders (tracker.queue).
 """
 from __future__ import annotations
 
@@ -17,23 +22,29 @@ from typing import Any
 from celery import Task, shared_task
 from celery.signals import worker_process_init, worker_process_shutdown
 from pymongo.errors import ConnectionFailure as MongoConnectionFailure
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisClusterException, RedisError
 
 from fingerprint.engine import prepare
 from fingerprint.index import index_keys
 
 from . import pipeline
+from .backlog import images_to_process, pages_to_process
 from .context import Context
 from .fingerprints import pack_keys, params_of
+from .redis_client import RedisUnavailable, explain
 from .redis_index import IndexUnavailable
 from .settings import Settings
 from .store import FingerprintRecord, NotFound, StoreError
+from .task_names import DAILY, PROCESS_IMAGE, PROCESS_PAGE, REGISTER_CHAPTER, REINDEX
 
 log = logging.getLogger(__name__)
 
+#: Redis failing, whoever met it (the index, or redis-py itself; RedisClusterException is no
+#: RedisError): logged as the one line of tracker.redis_client.explain, and retried.
+REDIS_FAILURES = (RedisUnavailable, IndexUnavailable, RedisError, RedisClusterException)
+
 #: Errors worth retrying: the store or the index could not be reached, or refused a write.
-RETRY_ON = (StoreError, IndexUnavailable, RedisConnectionError, RedisTimeoutError, MongoConnectionFailure)
+RETRY_ON = (StoreError, MongoConnectionFailure, *REDIS_FAILURES)
 
 #: Test hook, to kill a worker in the middle of a task: "N" makes `process_page` wait N
 #: seconds before touching the store, "after:N" after writing its results (before the ack).
@@ -113,6 +124,15 @@ def _close_contexts(**_: Any) -> None:
         _chapters_seen.clear()
 
 
+def redis_line(app, error: BaseException) -> str:
+    """One line naming what went wrong with Redis, and the fix."""
+    if isinstance(error, IndexUnavailable) and not isinstance(error, RedisUnavailable):
+        return str(error)  # its message already names the cause and the fix
+    ctx = _contexts.get(id(app))
+    url = (ctx.settings if ctx is not None else settings_of(app)).redis_url
+    return explain(error, url or "the Redis server")
+
+
 class PipelineTask(Task):
     """Retries on store/index/connection errors with exponential backoff and jitter.
     max_retries is set per app from FPT_MAX_ATTEMPTS (see create_celery)."""
@@ -124,14 +144,39 @@ class PipelineTask(Task):
     max_retries = Settings.max_attempts
     acks_late = True
     reject_on_worker_lost = True
+    # Expected failures: Celery logs them in one line, without a traceback (see retry and on_failure).
+    throws = (RedisUnavailable,)
 
     @property
     def ctx(self) -> Context:
         return context(self.app)
 
+    def _subject(self) -> str:
+        args = self.request.args or ()
+        return self.name.rpartition(".")[2] + (f" {args[0]}" if args else "")
+
+    def retry(self, *args: Any, exc: BaseException | None = None, **options: Any):
+        """Task.retry; a Redis failure is logged as one line and carried on as a RedisUnavailable
+        with that line, so that the last failure is logged, and recorded, the same way."""
+        if isinstance(exc, REDIS_FAILURES) and not isinstance(exc, RedisUnavailable):
+            exc = RedisUnavailable(redis_line(self.app, exc))
+        if isinstance(exc, RedisUnavailable):
+            limit = options.get("max_retries")
+            limit = self.max_retries if limit is None else limit
+            if limit is None or self.request.retries < limit:
+                countdown = options.get("countdown")
+                log.warning("%s: %s; retry %d of %s%s", self._subject(), exc, self.request.retries + 1, limit,
+                            f" in {countdown} s" if countdown is not None else "")
+        return super().retry(*args, exc=exc, **options)
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        if isinstance(exc, RedisUnavailable):
+            log.error("%s: gave up after %d retries: %s", self._subject(), self.request.retries, exc)
+
 
 class PageTask(PipelineTask):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        super().on_failure(exc, task_id, args, kwargs, einfo)
         # Out of retries (or an unexpected error): record why on the page when the store
         # allows it. If it does not, the page simply stays queued; either way it is kept,
         # and the daily run sends it again while it has attempts left.
@@ -145,7 +190,7 @@ class PageTask(PipelineTask):
             log.warning("page %s stays queued: could not record its failure (%s)", key, e)
 
 
-@shared_task(bind=True, base=PageTask, name="tracker.tasks.process_page")
+@shared_task(bind=True, base=PageTask, name=PROCESS_PAGE)
 def process_page(self: PipelineTask, key: str) -> dict[str, Any]:
     """Match one stored page and record its matches; the page ends "done" or "failed"."""
     when, _, delay = os.environ.get(SLOW_TASK_ENV, "").rpartition(":")
@@ -161,6 +206,7 @@ def process_page(self: PipelineTask, key: str) -> dict[str, Any]:
 
 class ImageTask(PipelineTask):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        super().on_failure(exc, task_id, args, kwargs, einfo)
         # As PageTask: the image stays stored; its failure is recorded when the store allows.
         key = args[0] if args else kwargs.get("key")
         if not key:
@@ -172,7 +218,7 @@ class ImageTask(PipelineTask):
             log.warning("image %s stays queued: could not record its failure (%s)", key, e)
 
 
-@shared_task(bind=True, base=ImageTask, name="tracker.tasks.process_image")
+@shared_task(bind=True, base=ImageTask, name=PROCESS_IMAGE)
 def process_image(self: PipelineTask, key: str) -> dict[str, Any]:
     """Fingerprint one stored page image and record the registered images it copies."""
     from .images import process_image as run
@@ -183,13 +229,13 @@ def process_image(self: PipelineTask, key: str) -> dict[str, Any]:
     return {"image": r.image, "status": r.status, "matches": len(r.matches), "reason": r.reason}
 
 
-@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.register_chapter")
+@shared_task(bind=True, base=PipelineTask, name=REGISTER_CHAPTER)
 def register_chapter(self: PipelineTask, key: str) -> dict[str, Any]:
     """Fingerprint one stored chapter again and put its keys into the index."""
     return fingerprint_chapter(self.ctx, key)
 
 
-@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.reindex")
+@shared_task(bind=True, base=PipelineTask, name=REINDEX)
 def reindex(self: PipelineTask) -> dict[str, Any]:
     """Rebuild the index from the stored fingerprints (missing ones are made first)."""
     return {"indexed": pipeline.reindex(self.ctx)}
@@ -199,24 +245,22 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
 # visibility timeout (1 h on Redis), and a late ack would have another worker start a second
 # daily run every hour. A daily run lost with its worker is made up by the next one, which
 # sends every page still queued.
-@shared_task(bind=True, base=PipelineTask, name="tracker.tasks.daily", acks_late=False)
+@shared_task(bind=True, base=PipelineTask, name=DAILY, acks_late=False)
 def daily(self: PipelineTask) -> dict[str, Any]:
     """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, re-crawl
     the sites, then send a process_page task for every queued page and every failed page
     with attempts left, and a process_image task for every such page image."""
-    from .queue import images_to_process, pages_to_process
-
     ctx = self.ctx
     compact = getattr(ctx.index, "compact", None)
     if compact is not None:
         compact()  # appends since the last run leave spare room in Redis strings
     crawled = recrawl_sites(ctx)
     queued, retried = pages_to_process(ctx)
-    task = self.app.tasks["tracker.tasks.process_page"]
+    task = self.app.tasks[PROCESS_PAGE]
     for key in queued + retried:
         task.apply_async((key,))
     images = images_to_process(ctx)
-    image_task = self.app.tasks["tracker.tasks.process_image"]
+    image_task = self.app.tasks[PROCESS_IMAGE]
     for key in images:
         image_task.apply_async((key,))
     summary = {"crawled": crawled, "queued": len(queued), "retried": len(retried), "images": len(images)}

@@ -8,7 +8,8 @@ import pytest
 from tracker import pipeline, tasks
 from tracker.celery_app import create_celery, require_broker, run_beat, run_worker
 from tracker.context import Context
-from tracker.queue import dispatch_pages, pages_to_process
+from tracker.backlog import pages_to_process
+from tracker.queue import dispatch_pages
 from tracker.registry import register_work
 from tracker.settings import Settings, SettingsError
 from tracker.store import Page, StoreError
@@ -333,3 +334,76 @@ def test_module_app_for_the_celery_command(monkeypatch, tmp_path):
     finally:
         module.__dict__.pop("app", None)
         module.__dict__.pop("celery", None)
+
+
+def _no_tracebacks(caplog) -> None:
+    assert "Traceback" not in caplog.text
+    assert all(r.exc_info is None and not r.exc_text for r in caplog.records)
+
+
+def test_redis_failure_is_one_line_and_retried(tmp_path, caplog, monkeypatch):
+    """A Redis error raised in a task: one line from redis_client.explain per attempt (password
+    hidden), the retries as for any connection error, the line kept as the page's reason."""
+    import logging
+
+    import redis
+
+    from tracker.redis_client import RedisUnavailable, explain
+
+    url = "redis://:secret@127.0.0.1:6379/0"
+    s = Settings.load({"FPT_HOME": str(tmp_path / "home"), "FPT_MAX_ATTEMPTS": "2", "FPT_REDIS_URL": url})
+    app = create_celery(s, task_always_eager=True)
+    ctx = Context(s)
+    tasks.use_context(app, ctx)
+    store_page(ctx, "p", PIRATED)
+    error = redis.ResponseError("OOM command not allowed when used memory > 'maxmemory'.")
+    calls = []
+
+    def broken(ctx_, key):
+        calls.append(key)
+        raise error
+
+    monkeypatch.setattr(pipeline, "process_page", broken)
+    line = explain(error, url)
+    try:
+        with caplog.at_level(logging.INFO):
+            result = run(app, "process_page", "p")
+        assert result.state == "FAILURE" and len(calls) == 1 + 2
+        with pytest.raises(RedisUnavailable, match="out of memory"):
+            result.get()
+        warnings = [r.getMessage() for r in caplog.records if r.name == "tracker.tasks" and r.levelname == "WARNING"]
+        assert [w.rpartition(" in ")[0] for w in warnings] == [f"process_page p: {line}; retry {n} of 2"
+                                                               for n in (1, 2)]
+        assert all(w.endswith(" s") for w in warnings)  # the backoff's countdown
+        [gave_up] = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+        assert gave_up == f"process_page p: gave up after 2 retries: {line}"
+        assert "secret" not in caplog.text and "maxmemory" in line
+        _no_tracebacks(caplog)
+        page = ctx.store.get_page("p")
+        assert page.status == "failed" and line in page.reason
+    finally:
+        tasks.use_context(app, None)
+        ctx.close()
+
+
+def test_unreachable_redis_index_is_one_line_and_retried(tmp_path, caplog):
+    """The real path: the worker's index on a Redis that does not answer (nothing listens on port 1)."""
+    import logging
+
+    s = Settings.load({"FPT_HOME": str(tmp_path / "home"), "FPT_MAX_ATTEMPTS": "1",
+                       "FPT_REDIS_URL": "redis://127.0.0.1:1/0"})
+    app = create_celery(s, task_always_eager=True)
+    ctx = tasks.context(app)
+    store_page(ctx, "p", PIRATED)
+    try:
+        with caplog.at_level(logging.INFO):
+            assert run(app, "process_page", "p").state == "FAILURE"
+        lines = [r.getMessage() for r in caplog.records if r.name == "tracker.tasks"]
+        assert len(lines) == 2 and lines[0].startswith("process_page p: ") and "retry 1 of 1" in lines[0]
+        assert lines[1].startswith("process_page p: gave up after 1 retries: ")
+        assert all("127.0.0.1:1" in line and "FPT_REDIS_URL" in line for line in lines)
+        _no_tracebacks(caplog)
+        assert ctx.store.get_page("p").status == "failed"
+    finally:
+        tasks.use_context(app, None)
+        ctx.close()
