@@ -125,8 +125,15 @@ class MongoBase:
 
     def _create_indexes(self) -> None:
         for collection, indexes in self.INDEXES.items():
+            existing = None
             for keys, unique in indexes:
                 name = "_".join(f"{field}_{order}" for field, order in keys)
+                if not unique:
+                    # An index an earlier version made unique (chapters' doc) is made again
+                    # without it: creating it under the same name with other options fails.
+                    existing = self._db[collection].index_information() if existing is None else existing
+                    if existing.get(name, {}).get("unique"):
+                        self._db[collection].drop_index(name)
                 self._db[collection].create_index(keys, unique=unique, name=name)
 
     def _error(self, e: PyMongoError) -> StoreError:

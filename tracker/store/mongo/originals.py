@@ -14,9 +14,11 @@ from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, stor
 
 INDEXES = {
     "works": [([("id", ASCENDING)], True)],
+    # doc is not unique: on a sharded cluster a unique index must start with the shard key
+    # (key, see sharding.py). Docs are unique by construction: an atomic $inc counter.
     "chapters": [
         ([("key", ASCENDING)], True),
-        ([("doc", ASCENDING)], True),
+        ([("doc", ASCENDING)], False),
         ([("work", ASCENDING), ("number", ASCENDING), ("key", ASCENDING)], False),
     ],
     "fingerprints": [
