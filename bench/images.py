@@ -114,11 +114,64 @@ def _peer_hash(data: bytes):
     return imagehash.phash(Image.open(io.BytesIO(data)).convert("RGB"))
 
 
+def index_table(sizes: list[int], ours_o, peer_o, ours_q, peer_q, rng: random.Random) -> list[str]:
+    """Look-up time with n registered images: the real covers among n - covers random fingerprints.
+    fptrack: ImageIndex.query (a vectorised popcount over the hashes, then the match rule on the
+    near ones). Peer: what imagehash offers, `query_hash - registered_hash` over a list (a Python
+    loop), timed on the smallest size only and scaled, since it grows linearly. Each query must
+    find the same covers as the brute-force match, at every size."""
+    import statistics
+
+    import imagehash
+    import numpy as np
+
+    from fingerprint.image import ImageFingerprint
+    from fingerprint.image_index import ImageIndex
+
+    out = ["| registered images | fptrack ImageIndex query p50 | p99 | build | imagehash list scan p50 | found as brute force |",
+           "|---:|---:|---:|---:|---:|---:|"]
+    peer_p50 = None
+    for n in sizes:
+        filler = max(0, n - len(ours_o))
+        nrng = np.random.default_rng(rng.randrange(1 << 30))
+        full, centre = (nrng.integers(0, 2**63, size=filler, dtype=np.int64).astype(np.uint64) for _ in range(2))
+        t0 = time.perf_counter()
+        index = ImageIndex((f"r{i}", ImageFingerprint(phash=int(a), centre=int(b), colours="a" * 64, width=1, height=1))
+                           for i, (a, b) in enumerate(zip(full.tolist(), centre.tolist())))
+        for i, fp in enumerate(ours_o):
+            index.add(f"cover{i}", fp)
+        index.query(ours_q[0])  # the arrays are built on the first query
+        build = time.perf_counter() - t0
+        times, same = [], 0
+        for q in ours_q[:200]:
+            t0 = time.perf_counter()
+            hits = index.query(q)
+            times.append(time.perf_counter() - t0)
+            want = {f"cover{i}" for i, fo in enumerate(ours_o) if images_match(q, fo)}
+            same += {h.key for h in hits if h.key.startswith("cover")} == want
+        times.sort()
+        p50, p99 = statistics.median(times), times[int(len(times) * 0.99) - 1]
+        if peer_p50 is None:  # imagehash: a Python loop over ImageHash objects, timed once at this size
+            hashes = [imagehash.hex_to_hash(format(int(h), "016x")) for h in full[:n].tolist()] + list(peer_o)
+            ptimes = []
+            for q in peer_q[:20]:
+                t0 = time.perf_counter()
+                [h for h in hashes if q - h <= PEER_DISTANCE]
+                ptimes.append(time.perf_counter() - t0)
+            peer_p50, peer_n = statistics.median(ptimes), len(hashes)
+        peer = peer_p50 * n / peer_n
+        out.append(f"| {n:,} | {p50 * 1e3:.2f} ms | {p99 * 1e3:.2f} ms | {build:.1f} s | "
+                   f"{peer * 1e3:,.0f} ms{'' if n == peer_n else ' (scaled)'} | {same}/{min(200, len(ours_q))} |")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--covers", type=int, default=60)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--index-sizes", default="10000,100000,1000000",
+                    help="registered images for the look-up timing (comma-separated; empty: skip it)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
 
@@ -173,6 +226,9 @@ def main() -> int:
                  f"{tot[3]} | {tot[4]} |")
     lines += ["", f"fingerprinting: fptrack {n_images / ours_s:.0f} images/s (two pHashes and the colour map), "
                   f"imagehash pHash {n_images / peer_s:.0f} images/s (one pHash)"]
+    if args.index_sizes:
+        lines += ["", *index_table([int(n) for n in args.index_sizes.split(",")], ours_o, peer_o, ours_q, peer_q,
+                                   random.Random(args.seed))]
     table = "\n".join(lines)
     print(table)
     if not args.no_write:
