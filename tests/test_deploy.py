@@ -324,7 +324,7 @@ def test_every_fpt_variable_is_a_real_setting(services):
     from tracker.settings import Settings
 
     known = {f"FPT_{f.name.upper()}" for f in fields(Settings)} | {"FPT_SECRET_KEY", "FPT_CONFIG"}
-    for name in APP_SERVICES:
+    for name in sorted(APP_SERVICES | set(SHARDED_APPS)):
         for var in services[name]["environment"]:
             assert var in known or var.startswith("FPT_WEB_"), f"{name}: {var} is not an fptrack setting"
     from web import DEFAULTS
@@ -404,6 +404,127 @@ def test_the_web_healthcheck_asks_for_a_real_page(services, tmp_path):
     # urlopen fails on 4xx/5xx: the page must answer 200 to a client that is not signed in.
     response = app.test_client().get(url.path)
     assert response.status_code == 200, response.status_code
+
+
+# --- docker-compose.yml, profile "sharded" ------------------------------------------------
+
+SHARDED_APPS = {"worker-sharded": "worker", "beat-sharded": "beat", "web-sharded": "web", "crawler-sharded": "crawler"}
+CLUSTER = {"mongo-config", "mongo-shard-a", "mongo-shard-b", "mongos"}
+SETUP = {"mongo-replica-sets", "mongo-sharding"}
+SHARDED = set(SHARDED_APPS) | CLUSTER | SETUP
+
+
+def sharding_args(svc: dict):
+    """A set-up service's command line, parsed by the real parser of tracker.store.mongo.sharding."""
+    from tracker.store.mongo.sharding import make_parser
+
+    line = [interpolate(a) for a in argv(svc["command"])]
+    assert line[:3] == ["python", "-m", "tracker.store.mongo.sharding"], line
+    return make_parser().parse_args(line[3:])
+
+
+def option(line: list[str], name: str) -> str:
+    assert name in line, f"{name} missing from {line}"
+    return line[line.index(name) + 1]
+
+
+def test_the_sharded_profile_is_apart_from_the_default_stack(services):
+    assert SHARDED <= set(services), f"missing services: {sorted(SHARDED - set(services))}"
+    for name in SHARDED:
+        assert services[name].get("profiles") == ["sharded"], f"{name} must start only with the sharded profile"
+    for name in SERVICES:
+        assert "sharded" not in (services[name].get("profiles") or []), name
+        deps = set(services[name].get("depends_on") or {})
+        assert not deps & SHARDED, f"{name} of the default stack waits for a sharded service"
+
+
+def test_sharded_app_services_are_the_default_ones_against_mongos(services):
+    for name, default in SHARDED_APPS.items():
+        svc, base = services[name], services[default]
+        assert argv(svc["command"]) == argv(base["command"]), name
+        env = dict(svc["environment"])
+        assert env.pop("FPT_MONGO_URL") == "mongodb://mongos:27017"
+        expected = {k: v for k, v in base["environment"].items() if k != "FPT_MONGO_URL"}
+        assert env == expected, f"{name} differs from {default} in more than the MongoDB address"
+        assert svc["image"] == base["image"] and svc["build"] == base["build"]
+        assert volume_mounts(svc) == volume_mounts(base)
+        deps = svc["depends_on"]
+        assert "mongo" not in deps, f"{name} must not start the single mongo"
+        assert deps["mongo-sharding"]["condition"] == "service_completed_successfully", \
+            f"{name} must wait until the collections are sharded"
+        assert deps["redis"]["condition"] == "service_healthy"
+        expected_restart = str(base.get("restart", "no"))
+        assert str(svc.get("restart", "no")) == expected_restart, name
+    assert "container_name" not in services["worker-sharded"] and "ports" not in services["worker-sharded"]
+    assert services["web-sharded"]["ports"] == services["web"]["ports"]
+    assert services["web-sharded"]["healthcheck"]["test"] == services["web"]["healthcheck"]["test"]
+
+
+def test_the_cluster_is_wired_as_the_set_up_service_says(services):
+    """Replica set names, hosts and ports agree between each mongod, the set-up commands
+    (parsed by the real command), the mongos and the URL the apps use."""
+    from tracker.store.mongo.sharding import parse_replica_set
+
+    def member(spec: str, role: str) -> None:
+        name, hosts = parse_replica_set(spec)
+        assert len(hosts) == 1
+        host, port = hosts[0].split(":")
+        assert host in services, f"{spec}: no service {host}"
+        line = argv(services[host]["command"])
+        assert line[0] == "mongod" and role in line, f"{host} must run mongod {role}"
+        assert option(line, "--replSet") == name and option(line, "--port") == port
+        assert "--bind_ip_all" in line, f"{host} must listen beyond its own container"
+        health = argv(services[host]["healthcheck"]["test"])
+        assert "mongosh" in health and option(health, "--port") == port
+
+    rs = sharding_args(services["mongo-replica-sets"])
+    assert rs.command == "replica-sets"
+    member(rs.config, "--configsvr")
+    assert len(rs.shard) == 2
+    for spec in rs.shard:
+        member(spec, "--shardsvr")
+
+    mongos = argv(services["mongos"]["command"])
+    assert mongos[0] == "mongos" and option(mongos, "--configdb") == rs.config and "--bind_ip_all" in mongos
+
+    shard = sharding_args(services["mongo-sharding"])
+    assert shard.command == "shard"
+    assert shard.add_shard == rs.shard, "the shards added are the replica sets initiated"
+    url = urlsplit(shard.url)
+    assert url.hostname == "mongos" and url.port == int(option(mongos, "--port"))
+    for name in SHARDED_APPS:
+        assert services[name]["environment"]["FPT_MONGO_URL"] == shard.url
+        assert interpolate(services[name]["environment"]["FPT_MONGO_DB"]) == shard.db, \
+            "the collections sharded are in the database the apps use"
+
+
+def test_the_cluster_starts_in_order(services):
+    def waits(name: str) -> dict[str, str]:
+        return {dep: spec["condition"] for dep, spec in services[name]["depends_on"].items()}
+
+    assert waits("mongo-replica-sets") == {"mongo-config": "service_healthy", "mongo-shard-a": "service_healthy",
+                                           "mongo-shard-b": "service_healthy"}
+    assert waits("mongos") == {"mongo-replica-sets": "service_completed_successfully"}
+    assert waits("mongo-sharding") == {"mongos": "service_healthy"}
+    for name in SETUP:
+        assert str(services[name].get("restart", "no")) in ("no", "False"), f"{name} runs once"
+        assert services[name]["image"] == services["worker"]["image"], f"{name} runs the module of the fptrack image"
+        assert services[name]["build"] == services["worker"]["build"]
+    for name in CLUSTER:
+        assert services[name]["image"].startswith("mongo:7") and "build" not in services[name]
+        assert services[name].get("restart") == "unless-stopped"
+        assert services[name].get("healthcheck"), f"{name} needs a healthcheck: others wait for it"
+
+
+def test_every_cluster_member_keeps_its_data_on_a_named_volume(services):
+    for name in ("mongo-config", "mongo-shard-a", "mongo-shard-b"):
+        line = argv(services[name]["command"])
+        path = option(line, "--dbpath")
+        mounts = [s for s, t in volume_mounts(services[name]) if t == path and is_named_volume(s)]
+        assert mounts, f"{name} keeps its data in {path}, which is not on a named volume"
+    sources = [s for name in ("mongo-config", "mongo-shard-a", "mongo-shard-b")
+               for s, _ in volume_mounts(services[name])]
+    assert len(set(sources)) == len(sources), "two members share a volume"
 
 
 # --- Dockerfile and .dockerignore ---------------------------------------------------------

@@ -180,7 +180,8 @@ def _replica_set_arg(spec: str) -> str:
     return spec
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def make_parser() -> argparse.ArgumentParser:
+    """The command line of `python -m tracker.store.mongo.sharding`."""
     parser = argparse.ArgumentParser(
         prog="python -m tracker.store.mongo.sharding",
         description="Set up a sharded MongoDB cluster for fptrack (idempotent).",
@@ -200,9 +201,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     sh.add_argument("--add-shard", metavar="NAME/HOST:PORT", type=_replica_set_arg, action="append", default=[],
                     help="a shard replica set to add (repeat for each)")
     sh.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the mongos (default 30)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = make_parser()
     args = parser.parse_args(argv)
     if args.command == "replica-sets" and not args.config and not args.shard:
-        rs.error("name at least one replica set (--config or --shard)")
+        parser.error("name at least one replica set (--config or --shard)")
     try:
         if args.command == "replica-sets":
             lines = [initiate_replica_set(s, configsvr=(s == args.config), timeout=args.timeout)
