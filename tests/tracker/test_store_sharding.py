@@ -518,6 +518,14 @@ def test_shard_store_shards_a_collection_that_already_holds_documents():
     assert store.get_page("https://example.com/1").key == "https://example.com/1"
 
 
+def test_a_unique_index_outside_the_plan_stops_the_sharding():
+    """The stand-in refuses what a real mongos refuses, so the tests above are not vacuous."""
+    cluster = FakeCluster()
+    cluster["fptrack"]["pages"].create_index([("url", 1)], unique=True, name="url_1")
+    with pytest.raises(OperationFailure, match="can't shard collection 'fptrack.pages' with unique index"):
+        sharding.shard_store(cluster, "fptrack", shards=SHARDS)
+
+
 def test_shard_store_refuses_a_collection_sharded_on_another_key():
     cluster = FakeCluster()
     cluster["config"]["collections"].insert_one({"_id": "fptrack.pages", "key": {"site": 1}})

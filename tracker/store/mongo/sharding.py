@@ -154,7 +154,8 @@ def shard_store(client: Any, db: str = "fptrack", *, shards: Iterable[str] = (),
     if not client.admin.command("listShards").get("shards"):
         raise StoreError(f"the cluster at {where} has no shard: add one (--add-shard NAME/HOST:PORT)")
     client.admin.command("enableSharding", db)
-    MongoStore(client=client, db=db)  # the store's own indexes, unique ones first: sharding checks them
+    # The store's own indexes before any sharding: shardCollection checks its unique ones against the key.
+    MongoStore(where, db=db, client=client)
     sharded = client["config"]["collections"]
     for collection, key in SHARD_KEYS.items():
         namespace = f"{db}.{collection}"
