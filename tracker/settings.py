@@ -45,6 +45,17 @@ class Settings:
     # its copied passages (the syllable alignment), whatever the subset. After a change, run
     # `fptrack reindex --refingerprint`.
     channels: str = "simhash,minhash,pinyin,winnow"
+    # FPT_EVIDENCE_MAX_BYTES: the largest response body kept as evidence (WARC record) per page;
+    # a larger body is kept cut at this size and marked truncated.
+    evidence_max_bytes: int = 5_000_000
+    # FPT_EVIDENCE_DAYS: days the evidence of a page (WARC, screenshot) is kept after the page is
+    # removed from the store or its copy is marked removed (0: kept as long as the page is).
+    evidence_days: int = 365
+    # FPT_SMTP_URL: where notification e-mails go (smtp://[USER:PASSWORD@]HOST:PORT, smtps:// for
+    # TLS from the start, smtp+starttls:// for STARTTLS); unset: no e-mail is sent.
+    smtp_url: str = ""
+    mail_from: str = "fptrack@localhost"  # FPT_MAIL_FROM: the sender of notification e-mails
+    recheck_hour: int = 5  # FPT_RECHECK_HOUR: daily re-check of pages whose takedown was sent (UTC hour)
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -84,6 +95,15 @@ class Settings:
         s.engine_config()  # validates the thresholds
         if s.winnow_sample < 1 or s.pinyin_sample < 1:
             raise SettingsError("FPT_WINNOW_SAMPLE and FPT_PINYIN_SAMPLE must be at least 1")
+        if s.evidence_max_bytes < 1024:
+            raise SettingsError("FPT_EVIDENCE_MAX_BYTES must be at least 1024 (bytes of a page kept as evidence)")
+        if s.evidence_days < 0:
+            raise SettingsError("FPT_EVIDENCE_DAYS must be 0 (keep as long as the page) or more days")
+        if not 0 <= s.recheck_hour <= 23 or not 0 <= s.recrawl_hour <= 23:
+            raise SettingsError("FPT_RECRAWL_HOUR and FPT_RECHECK_HOUR are UTC hours, 0 to 23")
+        if s.smtp_url and s.smtp_url.split("://", 1)[0] not in ("smtp", "smtps", "smtp+starttls"):
+            raise SettingsError("FPT_SMTP_URL must be smtp://HOST:PORT, smtps://HOST:PORT or "
+                                "smtp+starttls://HOST:PORT (with USER:PASSWORD@ before the host if needed)")
         if s.extract_processes < -1:
             raise SettingsError("FPT_EXTRACT_PROCESSES must be -1 (one fewer than the cores), 0 or more")
         return s
