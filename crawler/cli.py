@@ -11,7 +11,7 @@ from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name
 from tracker.store import NotFound, Site
 
-from .frontier import JobBusy
+from .frontier import FrontierError
 from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for_urls
 
 SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetched", "stored", "skipped", "failed",
@@ -19,7 +19,8 @@ SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetch
 SUMMARY_COLUMNS = ["site", "fetched", "chapters", "rendered", "stored", "unchanged", "not modified", "skipped",
                    "failed", "matched", "images fetched", "images matched"]
 
-rules_errors = click_errors(RulesError, JobBusy)  # rule mistakes become one line naming the key and the fix
+# Rule mistakes, a busy job and a failing Redis become one line naming the cause and the fix.
+rules_errors = click_errors(RulesError, FrontierError)
 
 
 def stored_rules(site: Site) -> SiteRules:
@@ -139,7 +140,10 @@ def _report(result, fmt: str, quiet: bool) -> None:
     if sent and fmt == "table":  # "matched" is 0 then: the workers match the pages after the crawl
         click.echo(f"{sent} pages sent to the workers; their matches appear as they are processed "
                    "(fptrack stats, fptrack matches)")
-    if result.resumable:  # said even with --quiet: the next run of the command behaves differently
+    if result.error:  # a Redis failure: one line with its cause and fix, then how to go on
+        click.echo(printable(f"paused: {result.error}; then run the same command again to resume job "
+                             f"{result.job!r}") if result.resumable else printable(result.error), err=True)
+    elif result.resumable:  # said even with --quiet: the next run of the command behaves differently
         click.echo(printable(f"paused ({result.outcome}); run the same command again to resume job "
                              f"{result.job!r}, or add --fresh to start over"), err=True)
     elif not quiet and fmt == "table":

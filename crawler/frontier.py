@@ -12,6 +12,12 @@ from being matched again. With a shared frontier only the last crawler of the
 job to finish clears it (the others may still be fetching); each crawler keeps
 its membership fresh while it works, so one killed outright stops counting
 after STALE_AFTER seconds. On disk, one process at a time may run a job.
+
+FPT_REDIS_URL may name a single instance or any node of a Redis Cluster (the
+client is tracker.redis_client.connect's). A job's keys carry the job as their
+hash tag, so they live in one slot: the scripts and transactions over several of
+them run on one node, and a node lost takes a job's frontier whole or not at all.
+A Redis failure becomes FrontierUnavailable, one line naming the cause and the fix.
 """
 from __future__ import annotations
 
@@ -31,10 +37,22 @@ SHARED_IDLE_WAIT = 6.0
 #: Seconds without a sign of life after which a crawler no longer counts as working on its job.
 STALE_AFTER = 600
 HEARTBEAT_EVERY = 10.0
+#: The finish reason of a crawl stopped by a Redis failure; its frontier is kept to resume.
+REDIS_DOWN = "redis_unavailable"
+#: Crawl stats key holding the one line that says what failed in Redis and how to fix it.
+FRONTIER_ERROR = "frontier/error"
 
 
-class JobBusy(RuntimeError):
+class FrontierError(RuntimeError):
+    """The crawl job cannot run now; the message says why and what to do."""
+
+
+class JobBusy(FrontierError):
     """Another process is running the same crawl job on disk."""
+
+
+class FrontierUnavailable(FrontierError):
+    """Redis, holding the shared frontier, cannot be used; the message names the cause and the fix."""
 
 
 def job_name(names: list[str]) -> str:
@@ -48,36 +66,75 @@ def job_dir(settings: Settings, job: str) -> Path:
 
 
 def redis_keys(settings: Settings, job: str) -> dict[str, str]:
-    base = f"{settings.redis_prefix}crawl:{check_job(job)}"
+    """The job's keys, all in one hash slot: `{prefix}crawl:{<job>}:requests`, ..."""
+    base = f"{settings.redis_prefix}crawl:{{{check_job(job)}}}"
     return {"requests": f"{base}:requests", "seen": f"{base}:seen", "crawlers": f"{base}:crawlers",
             "held": f"{base}:held", "joined": f"{base}:held:joined"}
+
+
+def spool_files(settings: Settings, job: str) -> dict[str, Path]:
+    """Beside the job on disk: what a crawler could not give Redis when it failed (links, held parts),
+    taken back by the next crawler of the job on this machine."""
+    folder = settings.home / "crawls"
+    return {"requests": inside(folder, check_job(job) + ".requests.spool"),
+            "held": inside(folder, check_job(job) + ".held.spool"),
+            "left": inside(folder, check_job(job) + ".left.spool")}  # crawlers that could not say they left
 
 
 def frontier_settings(settings: Settings, job: str) -> dict[str, Any]:
     """The Scrapy settings that put the job's frontier on disk or in Redis."""
     if settings.redis_url:
         keys = redis_keys(settings, job)
+        spools = spool_files(settings, job)
         return {
-            "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+            "SCHEDULER": "crawler.redis_frontier.Scheduler",
             "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
             "SCHEDULER_PERSIST": True,  # kept when a crawler stops: the others, or a restart, go on
-            "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.PriorityQueue",
+            "SCHEDULER_QUEUE_CLASS": "crawler.redis_frontier.Queue",
             "SCHEDULER_QUEUE_KEY": keys["requests"],
             "SCHEDULER_DUPEFILTER_KEY": keys["seen"],
             "DUPEFILTER_KEY": keys["seen"],
             "REDIS_URL": settings.redis_url,
+            "REDIS_PARAMS": {"redis_cls": "crawler.redis_frontier.Connect"},  # a cluster node gives a RedisCluster
+            "FPT_FRONTIER_SPOOL": str(spools["requests"]),  # crawler.redis_frontier.SPOOL
             "FPT_HELD_KEY": keys["held"],  # crawler.extensions.heldparts: held parts kept across a pause
+            "FPT_HELD_SPOOL": str(spools["held"]),
         }
     return {"JOBDIR": str(job_dir(settings, job))}
+
+
+def redis_client(settings: Settings) -> Any:
+    """The client for FPT_REDIS_URL; FrontierUnavailable when it cannot be used."""
+    from tracker.redis_client import RedisUnavailable, connect
+
+    try:
+        return connect(settings.redis_url)
+    except RedisUnavailable as e:
+        raise FrontierUnavailable(str(e)) from None
+
+
+def redis_call(settings: Settings, call, *args: Any) -> Any:
+    """`call(*args)`, a Redis failure turned into FrontierUnavailable with its cause and fix."""
+    import redis
+
+    from tracker.redis_client import explain
+
+    try:
+        return call(*args)
+    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as e:
+        raise FrontierUnavailable(explain(e, settings.redis_url)) from None
 
 
 def clear_frontier(settings: Settings, job: str) -> None:
     """Forget the job's queue and seen URLs, so that its next crawl starts afresh."""
     if settings.redis_url:
-        from tracker.redis_index import connect
-
         keys = redis_keys(settings, job)
-        connect(settings.redis_url).delete(keys["requests"], keys["seen"], keys["held"], keys["joined"])
+        # One slot (the job's hash tag): one DEL on a cluster too.
+        redis_call(settings, redis_client(settings).delete, keys["requests"], keys["seen"], keys["held"],
+                   keys["joined"])
+        spools = spool_files(settings, job)
+        for kind in ("requests", "held"):
+            spools[kind].unlink(missing_ok=True)
     else:
         shutil.rmtree(job_dir(settings, job), ignore_errors=True)
 
@@ -85,10 +142,11 @@ def clear_frontier(settings: Settings, job: str) -> None:
 def pending(settings: Settings, job: str) -> bool:
     """Whether the job has a saved frontier to resume."""
     if settings.redis_url:
-        from tracker.redis_index import connect
-
         keys = redis_keys(settings, job)
-        return bool(connect(settings.redis_url).exists(keys["requests"], keys["seen"], keys["held"]))
+        spools = spool_files(settings, job)
+        if spools["requests"].exists() or spools["held"].exists():
+            return True
+        return bool(redis_call(settings, redis_client(settings).exists, keys["requests"], keys["seen"], keys["held"]))
     return job_dir(settings, job).is_dir()
 
 
@@ -105,15 +163,17 @@ class Membership:
     @property
     def client(self) -> Any:
         if self._client is None:
-            from tracker.redis_index import connect
-
-            self._client = connect(self.settings.redis_url)
+            self._client = redis_client(self.settings)
         return self._client
 
     def join(self) -> None:
-        """Take part in the job; on disk, raise JobBusy when another process runs it."""
+        """Take part in the job; on disk, raise JobBusy when another process runs it; with Redis,
+        FrontierUnavailable when it cannot be used."""
         if self.settings.redis_url:
-            self.beat(force=True)
+            key = redis_keys(self.settings, self.job)["crawlers"]
+            redis_call(self.settings, self.client.zadd, key, {self.id: time.time()})
+            self._last_beat = time.time()
+            self._forget_left()
             return
         folder = self.settings.home / "crawls"
         folder.mkdir(parents=True, exist_ok=True)
@@ -127,23 +187,48 @@ class Membership:
             raise JobBusy(f"the crawl job {self.job!r} is running in another process; wait for it, give this "
                           "crawl another --job, or set FPT_REDIS_URL so that crawlers share one frontier") from None
 
-    def beat(self, force: bool = False) -> None:
-        """Say this crawler is still working (at most every HEARTBEAT_EVERY seconds)."""
+    def beat(self) -> None:
+        """Say this crawler is still working (at most every HEARTBEAT_EVERY seconds). A Redis failure
+        is left to the scheduler to report; the crawler then stops counting after STALE_AFTER."""
         now = time.time()
-        if self.settings.redis_url and (force or now - self._last_beat >= HEARTBEAT_EVERY):
-            self.client.zadd(redis_keys(self.settings, self.job)["crawlers"], {self.id: now})
-            self._last_beat = now
+        if self.settings.redis_url and now - self._last_beat >= HEARTBEAT_EVERY:
+            self._last_beat = now  # also when Redis fails: not one more try per response
+            try:
+                self.client.zadd(redis_keys(self.settings, self.job)["crawlers"], {self.id: now})
+            except Exception:  # noqa: BLE001 - redis-py's errors, FrontierUnavailable
+                pass
 
     def leave(self) -> bool:
-        """Stop taking part; True when no other crawler is left working on the job."""
+        """Stop taking part; True when no other crawler is left working on the job (False when Redis
+        cannot tell: a frontier is never cleared on a guess). Leaving twice is harmless."""
         if not self.settings.redis_url:
             if self._lock_file is not None:
                 self._lock_file.close()  # releases the lock
                 self._lock_file = None
             return True
         key = redis_keys(self.settings, self.job)["crawlers"]
-        pipe = self.client.pipeline()
-        pipe.zrem(key, self.id)
-        pipe.zremrangebyscore(key, "-inf", time.time() - STALE_AFTER)
-        pipe.zcard(key)
-        return pipe.execute()[-1] == 0
+        try:
+            # One key: a plain pipeline, on a single instance or a cluster alike.
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zrem(key, self.id)
+            pipe.zremrangebyscore(key, "-inf", time.time() - STALE_AFTER)
+            pipe.zcard(key)
+            return pipe.execute()[-1] == 0
+        except Exception:  # noqa: BLE001 - redis-py's errors, FrontierUnavailable
+            # Still counted in Redis: the next crawler of the job here takes it out (else it would keep
+            # the finished job's frontier from being cleared for STALE_AFTER seconds).
+            path = spool_files(self.settings, self.job)["left"]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(self.id + "\n")
+            return False
+
+    def _forget_left(self) -> None:
+        path = spool_files(self.settings, self.job)["left"]
+        try:
+            left = path.read_text(encoding="utf-8").split()
+        except FileNotFoundError:
+            return
+        if left:
+            redis_call(self.settings, self.client.zrem, redis_keys(self.settings, self.job)["crawlers"], *left)
+        path.unlink(missing_ok=True)

@@ -14,12 +14,13 @@ from tracker.names import check_job
 from tracker.settings import Settings
 
 from .counts import by_site
-from .frontier import SHARED_IDLE_WAIT, Membership, clear_frontier, frontier_settings, job_name
+from .frontier import (FRONTIER_ERROR, REDIS_DOWN, SHARED_IDLE_WAIT, FrontierUnavailable, Membership,
+                       clear_frontier, frontier_settings, job_name)
 from .rules import SiteRules
 from .tracking import JOB, PROCESS_PAGES, TRACKER_SETTINGS
 
 #: Outcomes after which the job's frontier is kept, so that the next crawl resumes it.
-RESUMABLE = ("shutdown", "closespider_pagecount", "closespider_timeout", "closespider_itemcount")
+RESUMABLE = ("shutdown", "closespider_pagecount", "closespider_timeout", "closespider_itemcount", REDIS_DOWN)
 
 
 @dataclass
@@ -39,6 +40,7 @@ class CrawlResult:
     outcome: str  # Scrapy's finish reason
     sites: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # counters.by_site
     resumable: bool = False
+    error: str = ""  # why the crawl stopped early (a Redis failure), with the fix; one line
 
 
 def crawl_settings(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits, job: str, *,
@@ -87,7 +89,7 @@ def run_crawl(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimit
     # Checked before anything is created or deleted: the name becomes a folder under FPT_HOME.
     job = check_job(job) if job else job_name([s.name for s in sites])
     member = Membership(settings, job)
-    member.join()  # raises JobBusy when the job runs in another process on disk
+    member.join()  # JobBusy when the job runs in another process on disk; FrontierUnavailable when Redis fails
     try:
         return _run(settings, sites, limits, job, member, fresh=fresh, process=process, log_level=log_level,
                     on_response=on_response)
@@ -124,16 +126,39 @@ def _run(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits, jo
         crawler.signals.connect(lambda response, **_: on_response(response.url), signal=signals.response_received,
                                 weak=False)
     idle = SHARED_IDLE_WAIT if settings.redis_url else 0
-    process_.crawl(crawler, sites=[s.to_dict() for s in sites], idle_wait=idle)
+    started = process_.crawl(crawler, sites=[s.to_dict() for s in sites], idle_wait=idle)
+    not_started: list[str] = []
+    started.addErrback(_redis_failure, settings, not_started)
     process_.start()
+    if not_started:  # Redis failed between joining the job and opening the frontier
+        raise FrontierUnavailable(not_started[0])
     outcome = crawler.stats.get_value("finish_reason") or "finished"
+    error = crawler.stats.get_value(FRONTIER_ERROR) or ""
+    if error:
+        outcome = REDIS_DOWN
     resumable = outcome in RESUMABLE
     if not resumable and member.leave():  # the last crawler of a shared job clears its frontier
-        clear_frontier(settings, job)
+        try:
+            clear_frontier(settings, job)
+        except FrontierUnavailable as e:  # the next crawl would resume a finished job: say so
+            error = f"{e} (the finished crawl's frontier is kept: add --fresh to the next crawl of job {job!r})"
     found = by_site(crawler.stats.get_stats())
     for site in sites:  # a site that answered nothing is reported too
         found.setdefault(site.name, {"counts": {}, "skipped": {}, "failed": {}})
-    return CrawlResult(job=job, outcome=outcome, sites=found, resumable=resumable)
+    return CrawlResult(job=job, outcome=outcome, sites=found, resumable=resumable, error=error)
+
+
+def _redis_failure(failure, settings: Settings, into: list[str]):
+    """The crawl could not start because Redis failed: kept as one line, not a traceback."""
+    import redis
+
+    from tracker.redis_client import RedisUnavailable, explain
+
+    if settings.redis_url and failure.check(redis.RedisError, redis.exceptions.RedisClusterException,
+                                            RedisUnavailable, OSError):
+        into.append(explain(failure.value, settings.redis_url))
+        return None
+    return failure
 
 
 def _default(name: str) -> Any:

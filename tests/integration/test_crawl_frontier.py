@@ -85,37 +85,3 @@ def test_with_a_broker_the_crawl_sends_the_pages_to_the_workers(shared_settings,
         ctx.close()
     finally:
         client.delete(DEFAULT_QUEUE)
-
-
-def test_parts_held_when_a_crawler_stops_are_taken_back_by_the_next(shared_settings):
-    """With a Redis frontier there is no job folder to keep spider.state: the held parts go to Redis."""
-    from scrapy.utils.test import get_crawler
-
-    from crawler.extensions.heldparts import HeldParts
-    from crawler.frontier import clear_frontier, frontier_settings
-    from crawler.spiders.novel import JOINED, LONE, NovelSpider
-
-    def crawler_and_spider():
-        crawler = get_crawler(NovelSpider, frontier_settings(shared_settings, "held"))
-        spider = NovelSpider(urls="http://novel.test/")
-        crawler.spider = spider
-        return HeldParts.from_crawler(crawler), spider
-
-    held = {"site": "novel.test", "title": "第三章（2/2）", "text": "后半章", "next": "", "depth": 2,
-            "extractor": "density", "encoding": "utf-8", "etag": "", "last_modified": ""}
-    ext, spider = crawler_and_spider()
-    ext.spider_opened(spider)
-    spider.state[LONE]["http://novel.test/b/3_2.html"] = held
-    spider.state[JOINED].add("http://novel.test/b/2_2.html")
-    ext.spider_closed(spider, "shutdown")
-    assert pending(shared_settings, "held")  # a paused job with held parts is one to resume
-
-    ext, spider = crawler_and_spider()
-    ext.spider_opened(spider)
-    assert spider.state[LONE] == {"http://novel.test/b/3_2.html": held}
-    assert spider.state[JOINED] == {"http://novel.test/b/2_2.html"}
-    other, other_spider = crawler_and_spider()  # a second crawler of the job does not get them too
-    other.spider_opened(other_spider)
-    assert other_spider.state[LONE] == {}
-    clear_frontier(shared_settings, "held")
-    assert not pending(shared_settings, "held")
