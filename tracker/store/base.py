@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from .followup import Delivery, Event, Recheck, Subscription
 from .records import (
     Chapter,
     CrawlRun,
@@ -355,7 +356,76 @@ class ImagesStore(ABC):
         when it has that status already). Raises NotFound, ValueError for a bad status."""
 
 
-class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore):
+class FollowUpStore(ABC):
+    """What happens after a match is found: the events people are told about, who is told
+    (subscriptions per work or site), each delivery with its log, and the latest re-check of
+    each page whose takedown was sent. Records in tracker.store.followup."""
+
+    @abstractmethod
+    def upsert_subscription(self, sub: Subscription) -> Subscription:
+        """Insert or update (target, scope, secret, kinds) a subscription; keeps created_at.
+        Raises ValueError for an unknown channel or event kind."""
+
+    @abstractmethod
+    def get_subscription(self, sub_id: str) -> Subscription:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def subscriptions(self) -> list[Subscription]:
+        """All subscriptions, oldest first (then by id)."""
+
+    @abstractmethod
+    def delete_subscription(self, sub_id: str) -> None:
+        """Forget a subscription and its pending deliveries (sent ones stay, for the record). Raises NotFound."""
+
+    @abstractmethod
+    def add_event(self, event: Event) -> tuple[Event, bool]:
+        """Record an event once: returns the stored event and whether it is new (an event with
+        its id already stored is left as it was)."""
+
+    @abstractmethod
+    def get_event(self, event_id: str) -> Event:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def events(self, *, kind: str | None = None, routed: bool | None = None, site: str | None = None,
+               limit: int | None = 50) -> list[Event]:
+        """Events, most recent first (then by id)."""
+
+    @abstractmethod
+    def set_event_routed(self, event_id: str) -> None:
+        """Note that the event's deliveries have been made. Raises NotFound."""
+
+    @abstractmethod
+    def add_delivery(self, delivery: Delivery) -> tuple[Delivery, bool]:
+        """Insert a pending delivery of (event, subscription) unless there is one; returns it and
+        whether it is new (an existing one keeps its status, attempts and log)."""
+
+    @abstractmethod
+    def deliveries(self, *, subscription: str | None = None, status: str | None = None, event: str | None = None,
+                   limit: int | None = None) -> list[Delivery]:
+        """Deliveries, oldest first (then by event and subscription)."""
+
+    @abstractmethod
+    def record_delivery(self, event: str, subscription: str, ok: bool, detail: str = "",
+                        at: datetime | None = None) -> Delivery:
+        """Log one attempt ({"at", "ok", "detail"}); a success marks the delivery sent (sent_at = at),
+        a failure leaves it pending. Raises NotFound."""
+
+    @abstractmethod
+    def put_recheck(self, recheck: Recheck) -> Recheck:
+        """Insert or replace the latest re-check of a page. Raises ValueError for an unknown outcome."""
+
+    @abstractmethod
+    def get_recheck(self, page: str) -> Recheck:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def rechecks(self, *, site: str | None = None) -> list[Recheck]:
+        """The latest re-check of each page (of one site), by page."""
+
+
+class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore, FollowUpStore):
     """Everything the system keeps."""
 
     # reports
