@@ -4,11 +4,12 @@ the shard key of each collection and sets a sharded cluster up for the store."""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, images, matches, originals, pages, sites
+from . import accounts, images, matches, notifications, originals, pages, sites
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
 from .images import ImagesMongo
 from .matches import MatchesMongo
+from .notifications import NotificationsMongo
 from .originals import OriginalsMongo
 from .pages import PagesMongo
 from .reports import ReportsMongo
@@ -16,11 +17,11 @@ from .sites import SitesMongo
 
 __all__ = ["MongoStore", "redact"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,
-                 ReportsMongo, MongoBase, Store):
+                 NotificationsMongo, ReportsMongo, MongoBase, Store):
     """The store in a MongoDB database. `client` takes an existing client (tests pass
     mongomock.MongoClient()); otherwise one is made for `url`, failing within
     `timeout_ms` when no server answers."""
