@@ -17,12 +17,15 @@ from pymongo.errors import OperationFailure
 
 from tracker.store import CrawlRun, Site, StoreError, User, UserSession, Work
 from tracker.store.base import Store
+from tracker.store.followup import Delivery, Recheck
 from tracker.store.mongo import MongoStore
 from tracker.store.mongo import sharding
 from tracker.store.mongo.sharding import SHARD_KEYS, UNSHARDED, NotMongos, plan_problems, shard_key_fields
 
 from .store_contract import T0, ReportContract, StoreContract, at, chapter, fingerprint, match, page
+from .store_contract_evidence import EvidenceContract, evidence
 from .store_contract_images import ImagesContract, image_match, page_image, work_image
+from .store_contract_notifications import NotificationsContract, event, subscription
 
 
 # ---- recording every operation ----------------------------------------------------------
@@ -221,7 +224,8 @@ def store(log):
     assert not problems, "operations a sharded collection would refuse:\n" + "\n".join(problems[:20])
 
 
-class TestContractOnShardedCollections(StoreContract, ReportContract, ImagesContract):
+class TestContractOnShardedCollections(StoreContract, ReportContract, ImagesContract, NotificationsContract,
+                                       EvidenceContract):
     """Every contract test, with each operation it makes the store send checked in the
     `store` fixture's teardown."""
 
@@ -321,6 +325,29 @@ def exercise(s: Any) -> None:
     s.count_image_matches(image="https://img.example.com/c/1.png")
     s.set_image_match_status("https://img.example.com/c/1.png", "山城旧事/cover.png", "confirmed", by="alice")
     s.delete_work_image("山城旧事/cover.png")
+    sub = s.upsert_subscription(subscription())
+    s.get_subscription(sub.id)
+    s.subscriptions()
+    s.add_event(event("e1"))
+    s.get_event("e1")
+    s.events(kind="new-match", routed=False, site="example.com", limit=5)
+    s.set_event_routed("e1")
+    s.add_delivery(Delivery(event="e1", subscription=sub.id))
+    s.deliveries(subscription=sub.id, status="pending", limit=5)
+    s.record_delivery("e1", sub.id, True, "250 ok")
+    s.delete_subscription(sub.id)
+    s.put_recheck(Recheck(page="https://example.com/2", site="example.com", url="https://example.com/2",
+                          outcome="gone", http_status=404))
+    s.get_recheck("https://example.com/2")
+    s.rechecks(site="example.com")
+    s.upsert_page(page("https://example.com/3"))
+    shot, _ = s.put_evidence(evidence("https://example.com/3"))
+    s.put_evidence(evidence("https://example.com/gone"))
+    s.evidence("https://example.com/3")
+    s.evidence_data("https://example.com/3", shot.sha256)
+    s.mark_evidence_gone(at(1))
+    s.purge_evidence(at(2))
+    s.delete_evidence("https://example.com/3")
     s.counts()
     s.failures(limit=5)
     s.close()
