@@ -35,14 +35,31 @@ def click_errors(*more: type[Exception]):
                 raise click.ClickException(printable(str(e))) from e
             except NotFound as e:
                 raise click.ClickException(printable(f"not found: {e.args[0] if e.args else e}")) from e
-            except Exception as e:  # the index backend's errors, without importing redis here
-                if type(e).__name__ == "IndexUnavailable":
-                    raise click.ClickException(printable(str(e))) from e
-                raise
+            except Exception as e:  # Redis' errors, without importing redis here
+                line = redis_line(e)
+                if line is None:
+                    raise
+                raise click.ClickException(printable(line)) from e
 
         return wrapper
 
     return decorate
+
+
+def redis_line(e: BaseException) -> str | None:
+    """The one line that names a Redis failure's cause and fix (None for other errors):
+    RedisUnavailable carries it; redis-py's own errors are explained for FPT_REDIS_URL."""
+    if type(e).__name__ in ("RedisUnavailable", "IndexUnavailable"):
+        return str(e)
+    if not type(e).__module__.startswith("redis."):
+        return None
+    from .redis_client import explain
+
+    try:
+        url = Settings.load().redis_url
+    except SettingsError:
+        url = ""
+    return explain(e, url or "FPT_REDIS_URL", cluster="Cluster" in type(e).__name__)
 
 
 domain_errors = click_errors()

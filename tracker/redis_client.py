@@ -85,8 +85,8 @@ def connect(url: str, timeout: float = 2.0):
     try:
         cluster = RedisCluster.from_url(url, **kw)
         cluster.ping(target_nodes=RedisCluster.ALL_NODES)
-    except (redis.RedisError, OSError, ValueError) as e:
-        raise RedisUnavailable(explain(e, url)) from e
+    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError, ValueError) as e:
+        raise RedisUnavailable(explain(e, url, cluster=True)) from e
     return cluster
 
 
@@ -123,8 +123,10 @@ _RULES: list[tuple[re.Pattern, str]] = [
 ]
 
 
-def explain(e: BaseException, url: str) -> str:
-    """One line: what went wrong with Redis at `url`, and what fixes it."""
+def explain(e: BaseException, url: str, cluster: bool = False) -> str:
+    """One line: what went wrong with Redis at `url`, and what fixes it. `cluster`: the
+    client was talking to a Redis Cluster, so a node that cannot be reached is one of its
+    masters, not necessarily the one in the URL."""
     shown = safe_url(url)
     if isinstance(e, RedisUnavailable):
         return str(e)
@@ -132,8 +134,12 @@ def explain(e: BaseException, url: str) -> str:
     detail = f" ({text})"
     if isinstance(e, redis.AuthenticationError):
         return _RULES[0][1].format(url=shown, detail=detail)
-    if type(e).__name__ == "SlotNotCoveredError":
+    if type(e).__name__ == "SlotNotCoveredError" or (
+            isinstance(e, redis.exceptions.RedisClusterException) and "slot" in text.lower()):
         return _RULES[2][1].format(url=shown, detail=detail)
+    if isinstance(e, redis.exceptions.RedisClusterException):
+        return (f"the Redis Cluster at {shown} cannot be used{detail}; check that its masters run and "
+                "redis-cli --cluster check HOST:PORT says every slot is covered")
     if isinstance(e, redis.ResponseError) or type(e).__name__ in ("ClusterDownError", "ClusterError"):
         for pattern, line in _RULES:
             if pattern.search(text):
@@ -149,6 +155,12 @@ def explain(e: BaseException, url: str) -> str:
             return f"the host in FPT_REDIS_URL {shown} is unknown{detail}; fix the host name"
         if type(e).__name__ in ("ClusterDownError",) or "cluster" in text.lower():
             return _RULES[3][1].format(url=shown, detail=detail)
+        if cluster:
+            node = re.search(r"connecting to ([\w.:\[\]-]+?)\.? ", text)
+            where = f" ({node.group(1)})" if node else ""
+            return (f"a master of the Redis Cluster at {shown}{where} cannot be reached{detail}; start it again "
+                    "(or give masters replicas so that one takes over), then check redis-cli --cluster check "
+                    "HOST:PORT")
         return (f"cannot reach Redis at {shown}{detail}; start it, fix FPT_REDIS_URL, or unset FPT_REDIS_URL "
                 "to use the embedded index")
     if isinstance(e, ValueError):

@@ -14,7 +14,7 @@ from flask import current_app
 from fingerprint.track import Tracker
 from tracker.context import Context
 from tracker.settings import Settings
-from tracker.store import Store, now
+from tracker.store import Store, StoreError, now
 from tracker.store.open import open_store
 
 from .busy import Slots
@@ -28,6 +28,11 @@ ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loade
 #: Checks of a pasted text at once per process. The engine serves one caller at a time, so a
 #: second check could only queue behind the first, holding a server thread: it is refused instead.
 CHECKS_AT_ONCE = 1
+
+
+class RedisDown(StoreError):
+    """Redis (the shared index) failed; the message is redis_client.explain's one line, shown
+    as the admin's 503 page like a store that cannot be reached."""
 
 
 class Services:
@@ -73,7 +78,40 @@ class Services:
                 if self._context is None or stale:
                     self._context = Context(self.settings, store=self.store)
                     self._context_key = (chapters, time.monotonic())
-            yield self._context.tracker
+            try:
+                yield self._context.tracker
+            except Exception as e:
+                line = redis_line(e, self.settings.redis_url)
+                if line is None:
+                    raise
+                raise RedisDown(line) from e
+
+    def redis_status(self) -> str:
+        """The index's state in one line: "embedded", "ok: ..." or the cause of a Redis failure
+        and its fix (for the admin's status and health check)."""
+        url = self.settings.redis_url
+        if not url:
+            return "embedded (in-process index; FPT_REDIS_URL is not set)"
+        from tracker.redis_client import RedisUnavailable, connect, is_cluster, safe_url
+
+        try:
+            client = connect(url)
+            kind = "Redis Cluster" if is_cluster(client) else "Redis"
+            client.close()
+        except RedisUnavailable as e:
+            return str(e)
+        return f"ok: {kind} at {safe_url(url)}"
+
+
+def redis_line(e: BaseException, url: str) -> str | None:
+    """One line naming a Redis failure's cause and fix, or None when `e` is not one."""
+    if type(e).__name__ == "RedisUnavailable":
+        return str(e)
+    if type(e).__module__.startswith("redis."):
+        from tracker.redis_client import explain
+
+        return explain(e, url, cluster="Cluster" in type(e).__name__)
+    return None
 
 
 def services() -> Services:

@@ -1,5 +1,6 @@
-"""RedisIndex keeps the CandidateIndex contract on fakeredis and on a real Redis,
-answers like MemoryIndex, writes in few round trips and cleans up after itself."""
+"""RedisIndex keeps the CandidateIndex contract on fakeredis, on a real Redis and on a
+real three-node Redis Cluster, answers like MemoryIndex, writes in few round trips and
+cleans up after itself."""
 import os
 import socket
 import uuid
@@ -53,13 +54,22 @@ def _prefix():
 # -- the contract on both servers ----------------------------------------------------------------
 
 
-@pytest.fixture(params=["fakeredis", "redis"])
+def _client(request, backend: str):
+    """A client of the backend: fakeredis, the tests' Redis, or the tests' local cluster."""
+    if backend == "fakeredis":
+        return fakeredis.FakeRedis()
+    if backend == "cluster":
+        return connect(request.getfixturevalue("cluster_url"))
+    return _real_client()
+
+
+@pytest.fixture(params=["fakeredis", "redis", "cluster"])
 def make_index(request):
     if request.param == "fakeredis":
         client = fakeredis.FakeRedis()
         yield lambda config, params: RedisIndex(client, config, params, prefix=_prefix(), capacity=1000)
         return
-    client = _real_client()
+    client = _client(request, request.param)
     made = []
 
     def make(config, params):
@@ -119,10 +129,10 @@ def _queries(items: list[IndexKeys], seed: int = 8) -> list[IndexKeys]:
     return qs
 
 
-@pytest.mark.parametrize("backend", ["fakeredis", "redis"])
-def test_answers_like_memory_index_on_synthetic_keys(backend):
+@pytest.mark.parametrize("backend", ["fakeredis", "redis", "cluster"])
+def test_answers_like_memory_index_on_synthetic_keys(backend, request):
     params = IndexParams(min_hits=2, max_df=6)
-    client = fakeredis.FakeRedis() if backend == "fakeredis" else _real_client()
+    client = _client(request, backend)
     red = RedisIndex(client, CONFIG, params, prefix=_prefix(), capacity=200)
     mem = MemoryIndex(CONFIG, params)
     items = _synthetic(300)
@@ -335,5 +345,5 @@ def test_commands_on_an_unreachable_server_raise_index_unavailable():
     k = index_keys(PREPARED[0], CONFIG, IndexParams())
     for call in (lambda: idx.add(1, k), lambda: idx.candidates(k), lambda: idx.remove(1), lambda: len(idx),
                  idx.clear):
-        with pytest.raises(IndexUnavailable, match=f"cannot reach Redis at redis://127.0.0.1:{port}/0: .*start it"):
+        with pytest.raises(IndexUnavailable, match=f"cannot reach Redis at redis://127.0.0.1:{port}/0 .*start it"):
             call()

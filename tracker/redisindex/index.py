@@ -118,7 +118,7 @@ class RedisIndex:
         try:
             return fn()
         except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as e:
-            raise IndexUnavailable(explain(e, self.url)) from e
+            raise IndexUnavailable(explain(e, self.url, cluster=self.nodes.cluster)) from e
 
     # -- layout -----------------------------------------------------------------------------
 

@@ -191,7 +191,7 @@ class Layout:
         self.bits = bits
         self.resid = resid
         self.sim_blocks = sim_blocks
-        tag = b"{%sindex}" % prefix  # every document-state key in one hash slot
+        tag = prefix + b"{index}"  # every document-state key in one hash slot, and under the prefix
         self.tag = tag
         self.meta = tag + b"meta"
         self.count = tag + b"n"

@@ -1,8 +1,8 @@
 """Which documents are indexed, under which posting id: the index's document state.
 
 Removal never scans and never rewrites postings: postings are not deleted, they die.
-Every state key carries the hash tag ``{<prefix>index}``, so they share one hash slot
-and a transaction over them is valid on a Redis Cluster.
+Every state key is named ``<prefix>{index}...``: the hash tag puts them in one hash slot,
+so a transaction over them is valid on a Redis Cluster.
 
 * ``K``: a bitmap, bit `doc` set once number `doc` has been indexed. A document whose
   bit is set and that has no field in ``D`` is live under its own number.

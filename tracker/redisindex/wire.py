@@ -71,6 +71,8 @@ def slots_of(head: bytes, digits: np.ndarray, tail: bytes = b"") -> np.ndarray:
         end = whole.find(b"}", start + 1)
         if end > start + 1 and end < len(head):
             return np.full(n, key_slot(head), dtype=np.int64)
+    if b"{" in whole:  # a tag that takes in the digits: key by key (the index's names never do this)
+        return np.fromiter((key_slot(head + bytes(d) + tail) for d in digits), dtype=np.int64, count=n)
     crc = np.full(n, binascii.crc_hqx(head, 0), dtype=np.uint32)
     for j in range(digits.shape[1]):
         crc = ((crc << 8) & 0xFFFF) ^ _CRC[((crc >> 8) ^ digits[:, j]) & 0xFF]
