@@ -4,9 +4,10 @@ the shard key of each collection and sets a sharded cluster up for the store."""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, images, matches, notifications, originals, pages, sites
+from . import accounts, evidence, images, matches, notifications, originals, pages, sites
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
+from .evidence import EvidenceMongo
 from .images import ImagesMongo
 from .matches import MatchesMongo
 from .notifications import NotificationsMongo
@@ -17,11 +18,11 @@ from .sites import SitesMongo
 
 __all__ = ["MongoStore", "redact"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,
-                 NotificationsMongo, ReportsMongo, MongoBase, Store):
+                 NotificationsMongo, EvidenceMongo, ReportsMongo, MongoBase, Store):
     """The store in a MongoDB database. `client` takes an existing client (tests pass
     mongomock.MongoClient()); otherwise one is made for `url`, failing within
     `timeout_ms` when no server answers."""
