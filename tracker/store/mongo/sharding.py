@@ -40,12 +40,14 @@ SHARD_KEYS: dict[str, dict[str, Any]] = {
     "work_images": {"key": "hashed"},
     "page_images": {"key": "hashed"},
     "image_matches": {"image": "hashed"},
+    "evidence": {"page": "hashed"},
+    "evidence.chunks": {"files_id": "hashed"},  # GridFS chunks: every write names its file
     "events": {"id": "hashed"},
     "deliveries": {"event": "hashed"},
     "rechecks": {"page": "hashed"},
 }
 # Small collections, left on the primary shard (sharding them buys nothing).
-UNSHARDED = frozenset({"works", "sites", "crawl_runs", "users", "sessions", "counters", "subscriptions"})
+UNSHARDED = frozenset({"evidence.files", "works", "sites", "crawl_runs", "users", "sessions", "counters", "subscriptions"})
 
 NOT_INITIATED = 94  # NotYetInitialized: a mongod started with --replSet whose set was never initiated
 NO_REPLICATION = 76  # NoReplicationEnabled: a mongod started without --replSet
