@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .followup import Delivery, Event, Recheck, Subscription
+from .evidence import Evidence
 from .records import (
     Chapter,
     CrawlRun,
@@ -425,7 +426,41 @@ class FollowUpStore(ABC):
         """The latest re-check of each page (of one site), by page."""
 
 
-class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore, FollowUpStore):
+class EvidenceStore(ABC):
+    """The evidence of pages: the WARC files of their HTTP exchanges and the screenshots of
+    rendered ones (records in tracker.store.evidence). The bytes are kept beside the records
+    (files under FPT_HOME, GridFS), read only when asked for, and checked against their hash."""
+
+    @abstractmethod
+    def put_evidence(self, evidence: Evidence) -> tuple[Evidence, bool]:
+        """Keep a file of a page's evidence unless the page has the same bytes already; returns it
+        (without its bytes, with sha256 and size set) and whether it is new. Raises ValueError."""
+
+    @abstractmethod
+    def evidence(self, page: str) -> list[Evidence]:
+        """A page's evidence without the bytes, oldest fetch first (then kind, sha256)."""
+
+    @abstractmethod
+    def evidence_data(self, page: str, sha256: str) -> bytes:
+        """The bytes of one file, checked against its hash. Raises NotFound; StoreError when
+        the bytes kept differ from the hash recorded."""
+
+    @abstractmethod
+    def delete_evidence(self, page: str) -> int:
+        """Remove a page's evidence, bytes and all; returns how many files."""
+
+    @abstractmethod
+    def mark_evidence_gone(self, at: datetime) -> int:
+        """Mark with gone_since = at the evidence of pages no longer stored (kept when marked
+        already), unmark that of pages stored again; returns how many pages were newly marked."""
+
+    @abstractmethod
+    def purge_evidence(self, gone_before: datetime) -> int:
+        """Remove the evidence marked gone at or before `gone_before`; returns how many files."""
+
+
+class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore, FollowUpStore,
+            EvidenceStore):
     """Everything the system keeps."""
 
     # reports
