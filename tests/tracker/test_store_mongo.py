@@ -17,6 +17,7 @@ from tracker.store.mongo import MongoStore, redact
 from tracker.store.open import open_store
 
 from .store_contract import T0, ReportContract, StoreContract, chapter, fingerprint, match, page
+from .store_contract_evidence import EvidenceContract
 from .store_contract_images import ImagesContract
 
 
@@ -32,7 +33,7 @@ def store(client):
     s.close()
 
 
-class TestMongoStore(StoreContract, ReportContract, ImagesContract):
+class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract):
     pass
 
 
