@@ -18,6 +18,7 @@ from fingerprint.index import index_keys
 from fingerprint.models import Document, Match
 from fingerprint.sources import ReadReport, image_files, read_documents, without_images
 
+from . import notify
 from .context import Context
 from .fingerprints import pack_keys, params_of
 from .names import clean_site_name
@@ -103,7 +104,9 @@ def process_page(ctx: Context, key: str) -> Processed:
         ctx.store.set_page_status(key, "failed", EMPTY_REASON)
         return Processed(page=key, status="failed", reason=EMPTY_REASON)
     found = ctx.tracker.match(prepared)
-    records = [ctx.store.upsert_match(to_record(m, page, ctx)) for m in found]
+    # A new match becomes an event to tell; a copy found again on a page marked removed reopens its match.
+    records = notify.matches_stored(ctx.store, [(r, ctx.store.upsert_match(r)) for r in
+                                                (to_record(m, page, ctx) for m in found)], page.url)
     ctx.store.set_page_status(key, "done")
     return Processed(page=key, status="done", matches=records)
 
