@@ -93,6 +93,8 @@ class LazyGroup(click.Group):
         "web": "web.cli:web",
         "user": "web.cli:user",
         "demo": "web.demo:demo",
+        "recheck": "tracker.followup_cli:recheck",
+        "notify": "tracker.followup_cli:notify",
     }
 
     def list_commands(self, ctx):
