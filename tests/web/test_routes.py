@@ -22,6 +22,7 @@ GET = {
     "/api/takedown": {"site": "biquge"}, "/api/search": {"q": "1.html"}, "/healthz": {},
     "/images/": {"work": "山城旧事"}, "/images/view": I1, "/images/file/<kind>": {"kind": "found", "key": I1["image"]},
     "/api/images": {"site": "biquge"}, "/api/images/view": I1,
+    "/followup/": {}, "/api/followup": {"site": "biquge"},
 }
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
