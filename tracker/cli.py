@@ -93,6 +93,7 @@ class LazyGroup(click.Group):
         "web": "web.cli:web",
         "user": "web.cli:user",
         "demo": "web.demo:demo",
+        "evidence": "web.evidence_cli:evidence",
         "recheck": "tracker.followup_cli:recheck",
         "notify": "tracker.followup_cli:notify",
     }
