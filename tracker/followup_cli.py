@@ -150,7 +150,7 @@ def remove(key):
 def send(attempts):
     """Send what is pending now: one e-mail digest per address (FPT_SMTP_URL, from
     FPT_MAIL_FROM) and one signed POST per webhook and event. What fails stays
-    pending, tried again next time.
+    pending, tried again next time, and the exit status is 1.
 
     \b
     Example:
@@ -164,6 +164,8 @@ def send(attempts):
         note(line, quiet=False)
     click.echo(f"{r.digests} digests and {r.webhooks} webhook events sent ({r.events} deliveries); "
                f"{r.waiting} waiting")
+    if r.problems:
+        raise SystemExit(1)  # for cron and scripts: something waits for the next send
 
 
 @notify.command("log")

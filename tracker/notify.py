@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
+from .names import clean_site_name
 from .settings import Settings
 from .store import CrawlRun, MatchRecord, NotFound, Store, now
 from .store.followup import CHANNELS, EVENT_KINDS, Delivery, Event, Subscription, subscription_id
@@ -82,6 +83,7 @@ def subscribe(store: Store, channel: str, target: str, *, work: str = "", site: 
         if not secret:
             raise NotifyError("a webhook needs a secret (--secret) to sign its events with; the receiver "
                               "checks the X-Fptrack-Signature header with it")
+    site = clean_site_name(site) if site else ""
     if work:
         try:
             store.get_work(work)
