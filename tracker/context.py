@@ -84,7 +84,11 @@ class Context:
             if s.redis_url:
                 from .redis_index import RedisIndex, connect
 
-                self._index = RedisIndex(connect(s.redis_url), self.config, self.params, prefix=s.redis_prefix)
+                # The capacity sizes the buckets when the index is first written (later, its
+                # layout is read back from Redis): room for twice the chapters stored now.
+                capacity = max(100_000, 2 * self.store.count_chapters())
+                self._index = RedisIndex(connect(s.redis_url), self.config, self.params, prefix=s.redis_prefix,
+                                         capacity=capacity)
             else:
                 # The in-process index lives as long as the process: fill it from the stored fingerprints.
                 self._index = MemoryIndex(self.config, self.params)

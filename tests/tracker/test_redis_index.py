@@ -347,3 +347,65 @@ def test_commands_on_an_unreachable_server_raise_index_unavailable():
                  idx.clear):
         with pytest.raises(IndexUnavailable, match=f"cannot reach Redis at redis://127.0.0.1:{port}/0 .*start it"):
             call()
+
+
+# -- layout: segments, the older layout --------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["fakeredis", "redis", "cluster"])
+def test_numbers_past_three_bytes_and_aliases_are_found_by_another_process(backend, request):
+    """A record keeps 3 id bytes; ids from 2**24 on (big numbers, aliases of re-indexed
+    ones) go to segment keys, which a process that has not seen them learns from the
+    segment map in its query's reply."""
+    client = _client(request, backend)
+    prefix = _prefix()
+    writer = RedisIndex(client, CONFIG, IndexParams(), prefix=prefix, capacity=1000)
+    reader = RedisIndex(client, CONFIG, IndexParams(), prefix=prefix, capacity=1000)
+    items = _synthetic(6)
+    try:
+        reader.candidates(items[0])  # the reader knows segment 0 only
+        big = (1 << 24) + 5
+        writer.add_many([(1, items[1]), (big, items[2]), ((1 << 31) - 1, items[3])])
+        writer.add(1, items[4])  # an alias id, past 2**31
+        both = {"winnow", "pinyin", "simhash", "minhash"}
+        assert reader.candidates(items[2]) == {big: both}
+        assert reader.candidates(items[3]) == {(1 << 31) - 1: both}
+        assert reader.candidates(items[4]) == {1: both}
+        assert 1 not in reader.candidates(items[1])
+        assert len(reader) == 3
+    finally:
+        writer.clear()
+
+
+def test_an_index_in_the_older_layout_is_refused_until_reindexed(fake):
+    # what the packed-v1 layout left: its meta, state and posting keys under the plain prefix
+    fake.hset("old:meta", mapping={"signature": "(IndexParams(...), 'packed-v1')", "bits:winnow": "14"})
+    fake.set("old:n", 3)
+    fake.hset("old:D:0", "1", "")
+    fake.set("old:w:0abc", b"\x00" * 14)
+    idx = RedisIndex(fake, CONFIG, IndexParams(), prefix="old:")
+    k = index_keys(PREPARED[0], CONFIG, IndexParams())
+    with pytest.raises(IndexMismatch, match="older version.*fptrack reindex"):
+        idx.candidates(k)
+    fake.set("old:crawl:{job}:seen", b"kept")  # another part of fptrack under the same prefix
+    idx.clear()  # what reindex does first
+    assert sorted(fake.keys("old:*")) == [b"old:crawl:{job}:seen"]
+    idx.add(1, k)
+    assert idx.candidates(k) == {1: {"winnow", "pinyin", "simhash", "minhash"}}
+
+
+def test_a_prefix_with_braces_is_refused(fake):
+    with pytest.raises(ValueError, match="must not contain"):
+        RedisIndex(fake, CONFIG, IndexParams(), prefix="{fpt}:")
+
+
+def test_keys_are_scrambled_so_pinyin_codes_spread_over_buckets(fake):
+    """Pinyin-window codes are packed letter levels, 52 bits: unscrambled, their top bits
+    are always 0 and every code would fall in bucket 0."""
+    idx = RedisIndex(fake, CONFIG, IndexParams(), prefix="spread:", capacity=100_000)
+    keys = {i: index_keys(p, CONFIG, IndexParams()) for i, p in PREPARED.items()}
+    idx.add_many(keys.items())
+    codes = np.concatenate([k.pinyin for k in keys.values()])
+    assert int(codes.max()) < 1 << 52
+    used = len(fake.keys("spread:p:*"))
+    assert used > 0.5 * min(len(np.unique(codes)), 2 ** idx.bits["pinyin"])

@@ -14,6 +14,7 @@ its buckets, the changed-documents filter and the segment map), plus a rare seco
 from __future__ import annotations
 
 import os
+from binascii import crc_hqx
 from collections.abc import Iterable
 from itertools import islice
 
@@ -29,6 +30,7 @@ from fingerprint.simhash import popcount
 from ..redis_client import RedisUnavailable, client_url, explain
 from .layout import (
     CHANNELS,
+    FILLS,
     ID_BYTES,
     LAYOUT,
     PER_DOC,
@@ -49,7 +51,7 @@ from .layout import (
     segment_tail,
 )
 from .state import ALIAS_BASE, DocState, segments_of
-from .wire import Batch, Nodes, cmd, key_slot, split_rows
+from .wire import SLOTS, Batch, Nodes, cmd, split_rows
 
 _U64 = np.uint64
 BATCH = 100_000  # documents per round trip pair in add_many
@@ -98,10 +100,11 @@ class RedisIndex:
             shift += w
         per_doc = {"winnow": PER_DOC["winnow"] / max(1, params.winnow_sample),
                    "pinyin": PER_DOC["pinyin"] / max(1, params.pinyin_sample), "minhash": self.bands}
-        bits = {ch: bucket_bits(capacity, per_doc[ch]) for ch, _ in CHANNELS}
+        bits = {ch: bucket_bits(capacity, per_doc[ch], fill=FILLS[ch]) for ch, _ in CHANNELS}
         resid = {ch: residual_bytes(capacity, per_doc[ch], bits[ch], one_hit=ch == "minhash" or params.min_hits <= 1)
                  for ch, _ in CHANNELS}
-        bits["simhash"] = bucket_bits(capacity, 1, most=min(w for _, w in blocks))
+        bits["simhash"] = bucket_bits(capacity, 1, most=min(w for _, w in blocks), fill=FILLS["simhash"])
+        self._sized = (dict(bits), dict(resid))  # from `capacity`; an existing index's layout wins
         self.layout = Layout(self.prefix, bits, resid, blocks)
         self.state = DocState(self.nodes, self.layout)
         self._signature = repr((params, self.bands, self.sim_bits, self.sim_k, LAYOUT)).encode()
@@ -247,7 +250,8 @@ class RedisIndex:
         return self._run(lambda: self._candidates(keys, out))
 
     def _query_keys(self, keys: IndexKeys, segs: list[int]):
-        """The bucket names to read, and how to read each channel's replies."""
+        """The bucket names to read, and how to read each channel's replies. (Formatted one by
+        one: for the hundred keys of a page that beats numpy's per-call overhead.)"""
         L = self.layout
         names: list[bytes] = []
         plan = []  # (channel, residuals of its distinct keys or None, replies from, to)
@@ -280,13 +284,15 @@ class RedisIndex:
         if not self.nodes.cluster:
             every = names + extra
             mget = b"*%d\r\n$4\r\nMGET\r\n" % (len(every) + 1) + b"".join(
-                b"$%d\r\n%b\r\n" % (len(k), k) for k in every)
+                [b"$%d\r\n%b\r\n" % (len(k), k) for k in every])
             got = self.nodes.replies({0: [mget]})[0][0]
             return (got[: len(names)], got[-2], got[-1]) if with_state else (got, None, None)
-        nodes = self.nodes.node_of(np.fromiter((key_slot(n) for n in names), dtype=np.int64, count=len(names)))
+        # posting names hold no braces (the prefix may not): the slot is the CRC of the whole name
+        slots = np.fromiter((crc_hqx(n, 0) for n in names), dtype=np.int64, count=len(names)) & (SLOTS - 1)
+        nodes = self.nodes.node_of(slots).tolist()
         per: dict[int, list[bytes]] = {}
         where = []
-        for n, name in zip(nodes.tolist(), names):
+        for n, name in zip(nodes, names):
             lst = per.setdefault(n, [])
             where.append((n, len(lst)))
             lst.append(b"*2\r\n$3\r\nGET\r\n$%d\r\n%b\r\n" % (len(name), name))
@@ -408,7 +414,8 @@ class RedisIndex:
     def clear(self) -> None:
         """Delete every key of this index: its postings and state on every master (SCAN +
         UNLINK), and an older layout's keys under the same prefix. Other keys under the
-        prefix (a crawl's frontier) stay."""
+        prefix (a crawl's frontier) stay. What is written next is laid out for this
+        instance's `capacity`, not the cleared index's."""
         L = self.layout
 
         def go():
@@ -423,6 +430,8 @@ class RedisIndex:
         self._run(go)
         self._layout_read = False
         self._segments = {0}
+        self.layout.bits.update(self._sized[0])  # the next index is sized from this one's capacity
+        self.layout.resid.update(self._sized[1])
 
     def __len__(self) -> int:
         v = self._run(lambda: self.nodes.client_for(self.layout.count).get(self.layout.count))

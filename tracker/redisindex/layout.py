@@ -4,7 +4,7 @@ Posting keys, spread over the cluster's hash slots (no hash tag):
 ``{prefix}{w|p|b}:{bucket}`` for winnow, pinyin and LSH band keys and
 ``{prefix}s{i}:{bucket}`` for Simhash table i; the bucket is the top `bits` bits of the
 64-bit key (of block i of the Simhash), sized from `capacity` so that a bucket holds
-about FILL postings. Postings whose id is 2**24 or more go under the same name plus
+about FILLS[channel] postings. Postings whose id is 2**24 or more go under the same name plus
 ``.{id >> 24 in 2 hex digits}`` (a *segment*): a record keeps only the low 3 bytes of
 the id, and documents below 16,777,216 never need a segment.
 
@@ -32,7 +32,11 @@ from .wire import slots_of
 _U64 = np.uint64
 ID_BYTES = 3  # id bytes in a record; the byte above them names the segment key
 SEGMENT_SHIFT = 8 * ID_BYTES
-FILL = 512  # average postings per bucket at `capacity`
+# Average postings per bucket at `capacity`. A bucket costs a key (about 80 bytes in Redis)
+# and a query reads whole buckets: winnow and pinyin records are small (4 bytes at scale),
+# band records larger (6) and Simhash ones larger still (10), with fewer keys per chapter.
+FILLS = {"winnow": 512, "pinyin": 512, "minhash": 256, "simhash": 128}
+FILL = FILLS["winnow"]
 MAX_BUCKET_BITS = 28
 MAX_FALSE = 0.01  # false candidates per query allowed by the residual bytes, at capacity
 LAYOUT = b"packed-v2"  # v1: 4-byte ids, 3 residual bytes, no segments, state under the plain prefix

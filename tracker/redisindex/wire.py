@@ -65,6 +65,8 @@ def slots_of(head: bytes, digits: np.ndarray, tail: bytes = b"") -> np.ndarray:
     CRC16/XMODEM goes byte by byte: crc = (crc << 8) ^ T[(crc >> 8) ^ byte], so the
     constant head is folded once and each digit column is one vector step."""
     n = digits.shape[0]
+    if n < 8:  # a few keys: cheaper one by one
+        return np.fromiter((key_slot(head + d.tobytes() + tail) for d in digits), dtype=np.int64, count=n)
     whole = head + b"0" * digits.shape[1] + tail
     start = whole.find(b"{")
     if start > -1 and start < len(head):  # a hash tag opened in the head (the digits hold no braces)
@@ -99,7 +101,8 @@ class Batch:
             self.count += n
 
     def payload(self) -> list[bytes]:
-        return [b.tobytes() if isinstance(b, np.ndarray) else b"".join(b) for b in self.blocks]
+        """The commands as one buffer: one send, so the server wakes once for all of them."""
+        return [b"".join(b.tobytes() if isinstance(b, np.ndarray) else b"".join(b) for b in self.blocks)]
 
     def command(self, i: int) -> bytes:
         for b in self.blocks:
@@ -213,17 +216,20 @@ class Nodes:
             work = [(self._resolve(t), _AskingBatch(b) if t[2] else b) for t, b in again.items()]
         raise redis.ResponseError("too many MOVED/ASK redirections; the cluster is being resharded, retry later")
 
-    def replies(self, batches: dict[int, list[bytes]]) -> dict[int, list]:
+    def replies(self, batches: dict[int, "Batch | list[bytes]"]) -> dict[int, list]:
         """Run commands on their nodes, every node at once, and return each node's replies in
         order; commands answered MOVED/ASK are sent again where the cluster says."""
-        out = {n: [None] * len(c) for n, c in batches.items() if c}
-        work, where = [], []
+        work, where, out = [], [], {}
         for n, cmds in batches.items():
-            if cmds:
+            if isinstance(cmds, list):
                 b = Batch()
                 b.add(list(cmds))
+            else:
+                b = cmds
+            if b.count:
+                out[n] = [None] * b.count
                 work.append((self.client_of(n), b))
-                where.append([(n, j) for j in range(len(cmds))])
+                where.append([(n, j) for j in range(b.count)])
         for _ in range(MAX_REDIRECTS):
             if not work:
                 return out
