@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pickle
 import shutil
 import time
 import uuid
@@ -79,6 +80,35 @@ def spool_files(settings: Settings, job: str) -> dict[str, Path]:
     return {"requests": inside(folder, check_job(job) + ".requests.spool"),
             "held": inside(folder, check_job(job) + ".held.spool"),
             "left": inside(folder, check_job(job) + ".left.spool")}  # crawlers that could not say they left
+
+
+def add_to_spool(path: Path, item: Any) -> None:
+    """Append `item` to a spool file: one write in append mode, so crawlers stopping at once do not mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = pickle.dumps(item)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def take_spool(path: Path) -> list[Any]:
+    """Every item added to a spool file, taken at once: a crawler starting beside this one gets none."""
+    taken = path.with_name(f"{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        os.replace(path, taken)
+    except FileNotFoundError:
+        return []
+    items = []
+    with open(taken, "rb") as f:
+        while True:
+            try:
+                items.append(pickle.load(f))  # written by add_to_spool only, in the user's own FPT_HOME
+            except EOFError:
+                break
+    taken.unlink()
+    return items
 
 
 def frontier_settings(settings: Settings, job: str) -> dict[str, Any]:

@@ -16,8 +16,6 @@ next crawler of the job on this machine queues them again when it starts.
 from __future__ import annotations
 
 import logging
-import os
-import pickle
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +27,7 @@ from scrapy_redis.scheduler import Scheduler as RedisScheduler
 
 from tracker.redis_client import RedisUnavailable, connect, explain
 
-from .frontier import FRONTIER_ERROR, REDIS_DOWN
+from .frontier import FRONTIER_ERROR, REDIS_DOWN, add_to_spool, take_spool
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +86,6 @@ class Scheduler(RedisScheduler):
         self.spool: Path | None = None
         self.failed = ""  # the line saying why Redis failed; empty while it works
         self.waiting: list[Any] = []  # requests Redis could not take
-        self._enqueue = self.server.register_script(_ENQUEUE)
 
     def open(self, spider):
         # scrapy-redis's open, without its second connection for the seen-set and its deprecated spider.log
@@ -128,7 +125,9 @@ class Scheduler(RedisScheduler):
     def _push(self, request) -> bool:
         fingerprint = "" if request.dont_filter else self.df.request_fingerprint(request)
         data = self.queue._encode_request(request)
-        return bool(self._enqueue(keys=[self.df.key, self.queue.key], args=[fingerprint, -request.priority, data]))
+        # EVAL, not EVALSHA: on a cluster a script missing from the cache is loaded on every master,
+        # and one master down would then stop the others' jobs too.
+        return bool(self.server.eval(_ENQUEUE, 2, self.df.key, self.queue.key, fingerprint, -request.priority, data))
 
     def next_request(self):
         if self.failed:
@@ -164,12 +163,15 @@ class Scheduler(RedisScheduler):
         log.info("the shared frontier stopped: %s", self.failed)
         if self.stats:
             self.stats.set_value(FRONTIER_ERROR, self.failed)
-        if self.crawler is not None and self.crawler.engine is not None:
-            from scrapy.utils.defer import deferred_from_coro
+        try:
+            engine = self.crawler.engine
+        except (AttributeError, RuntimeError):  # a scheduler used without a running crawl
+            return
+        from scrapy.utils.defer import deferred_from_coro
 
-            # A task of its own: the engine is in the middle of asking this scheduler for a request.
-            closing = deferred_from_coro(self.crawler.engine.close_spider_async(reason=REDIS_DOWN))
-            closing.addErrback(lambda f: log.debug("closing after the Redis failure: %s", f.value))
+        # A task of its own: the engine is in the middle of asking this scheduler for a request.
+        closing = deferred_from_coro(engine.close_spider_async(reason=REDIS_DOWN))
+        closing.addErrback(lambda f: log.debug("closing after the Redis failure: %s", f.value))
 
     def _keep_waiting(self) -> None:
         """Give Redis the requests it could not take, or write them to the spool for the next run."""
@@ -183,34 +185,12 @@ class Scheduler(RedisScheduler):
         if self.spool is None:
             log.error("%d links found while Redis was failing are lost (no spool file)", len(self.waiting))
             return
-        kept = read_spool(self.spool, [])
-        kept.extend(self.queue._encode_request(r) for r in self.waiting)
-        write_spool(self.spool, kept)
+        add_to_spool(self.spool, [self.queue._encode_request(r) for r in self.waiting])
         self.waiting.clear()
 
     def _requeue_spool(self) -> None:
-        if self.spool is None or self.failed or not self.spool.exists():
+        if self.spool is None or self.failed:
             return
-        for data in read_spool(self.spool, []):
-            self.waiting.append(self.queue._decode_request(data))
-        self.spool.unlink()
-        waiting, self.waiting = self.waiting, []
-        for request in waiting:
-            self.enqueue_request(request)  # on a failure they go back to `waiting`, then to the spool
-
-
-def read_spool(path: Path, empty: Any) -> Any:
-    """What a spool file holds, or `empty` when there is none."""
-    try:
-        with open(path, "rb") as f:
-            return pickle.load(f)  # written by this module only, in the user's own FPT_HOME
-    except FileNotFoundError:
-        return empty
-
-
-def write_spool(path: Path, items: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        pickle.dump(items, f)
-    os.replace(tmp, path)
+        for batch in take_spool(self.spool):
+            for data in batch:
+                self.enqueue_request(self.queue._decode_request(data))  # on a failure: `waiting`, then the spool

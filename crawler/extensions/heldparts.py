@@ -60,16 +60,15 @@ class HeldParts:
         return self._client
 
     def spider_opened(self, spider=None) -> None:
-        from ..redis_frontier import FAILURES, read_spool
+        from ..frontier import take_spool
+        from ..redis_frontier import FAILURES
 
         spider = spider or self.crawler.spider
         lone = spider.state.setdefault(LONE, {})
         joined_urls = spider.state.setdefault(JOINED, set())
-        if self.spool is not None and self.spool.exists():
-            kept = read_spool(self.spool, {})
-            lone.update(kept.get("held", {}))
-            joined_urls.update(kept.get("joined", ()))
-            self.spool.unlink()
+        for kept in take_spool(self.spool) if self.spool is not None else ():
+            lone.update(kept["held"])
+            joined_urls.update(kept["joined"])
         try:
             # Taken once: two crawlers never both hold a part. One slot, so a transaction on a cluster too.
             pipe = self.client().pipeline(transaction=True)
@@ -85,8 +84,8 @@ class HeldParts:
         joined_urls.update(u.decode() if isinstance(u, bytes) else u for u in joined)
 
     def spider_closed(self, spider=None, reason: str = "") -> None:
-        from ..frontier import FRONTIER_ERROR
-        from ..redis_frontier import FAILURES, read_spool, write_spool
+        from ..frontier import FRONTIER_ERROR, add_to_spool
+        from ..redis_frontier import FAILURES
 
         spider = spider or self.crawler.spider
         lone = spider.state.get(LONE) or {}
@@ -108,9 +107,7 @@ class HeldParts:
         if self.spool is None:  # the pages stay held in no place: say so, with how many
             log.error("cannot keep %d held parts of split chapters in Redis: %s", len(lone), failure)
             return
-        kept = read_spool(self.spool, {})
-        write_spool(self.spool, {"held": {**kept.get("held", {}), **lone},
-                                 "joined": sorted(set(kept.get("joined", ())) | set(joined))})
+        add_to_spool(self.spool, {"held": dict(lone), "joined": sorted(joined)})
 
 
 def _stat(crawler, key: str):

@@ -19,7 +19,7 @@ from tracker.context import Context
 from tracker.settings import Settings
 from web.demo_site import SampleSite, chapters_from_folder
 
-from ..conftest import ROOT, redis_settings_for, redis_url
+from ..conftest import ROOT, need, redis_settings_for, redis_url
 
 ORIGINALS = ROOT / "samples" / "originals"
 SINGLE = redis_url(13)
@@ -180,6 +180,45 @@ def held_parts_of(settings: Settings):
     return HeldParts.from_crawler(crawler), spider
 
 
+def test_links_found_while_the_cluster_is_down_are_queued_by_the_next_crawler(on_cluster, redis_cluster):
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+
+    from crawler.frontier import frontier_settings
+    from crawler.redis_frontier import Scheduler
+    from crawler.spiders.novel import NovelSpider
+
+    def scheduler():
+        crawler = get_crawler(NovelSpider, frontier_settings(on_cluster, "shared"))
+        spider = NovelSpider(urls="http://novel.test/")
+        spider.settings = crawler.settings
+        s = Scheduler.from_crawler(crawler)
+        s.open(spider)
+        return s
+
+    first = scheduler()
+    victim = (job_node(redis_cluster, on_cluster) + 1) % len(redis_cluster.ports)
+    redis_cluster.kill(victim)  # the cluster goes down once the others see it fail
+    sent = []
+    deadline = time.monotonic() + 30
+    while not first.failed and time.monotonic() < deadline:
+        sent.append(f"http://novel.test/b/{len(sent)}.html")
+        assert first.enqueue_request(Request(sent[-1]))
+        time.sleep(0.05)
+    assert "127.0.0.1" in first.failed and "\n" not in first.failed
+    assert first.next_request() is None and first.has_pending_requests()  # not idle: stopping
+    first.close("redis_unavailable")
+    assert spool_files(on_cluster, "shared")["requests"].exists()
+
+    redis_cluster.revive(victim)
+    second = scheduler()
+    assert not spool_files(on_cluster, "shared")["requests"].exists()
+    queued = []
+    while (request := second.next_request()) is not None:
+        queued.append(request.url)
+    assert sorted(queued) == sorted(sent)  # those queued before the failure, and the one after it
+
+
 def test_membership_on_the_cluster(on_cluster):
     import redis
 
@@ -241,20 +280,66 @@ def test_the_job_master_killed_gives_one_line_not_a_traceback(on_cluster, redis_
     assert len(lines) == 1 and lines[0].startswith("paused: "), err
 
 
-def test_a_redis_that_does_not_answer_gets_one_line_and_exit_1(tmp_path):
+def closed_port() -> int:
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: nothing listens there
+        return s.getsockname()[1]  # closed again: nothing listens there
+
+
+@pytest.mark.parametrize("url, says", [
+    (f"redis://127.0.0.1:{closed_port()}", "cannot reach Redis"),
+    ("http://127.0.0.1:6379", "is not a Redis URL"),
+])
+def test_a_redis_url_that_cannot_be_used_gets_one_line_and_exit_1(url, says, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}
-    env.update(FPT_HOME=str(tmp_path), FPT_REDIS_URL=f"redis://127.0.0.1:{port}")
+    env.update(FPT_HOME=str(tmp_path), FPT_REDIS_URL=url)
     r = subprocess.run([sys.executable, "-m", "crawler", "http://127.0.0.1:9/", *CRAWL], env=env,
                        capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     (line,) = [x for x in r.stderr.splitlines() if x.strip()]
-    assert f"127.0.0.1:{port}" in line and "FPT_REDIS_URL" in line
+    assert says in line and url.split("//")[1] in line
+
+
+@pytest.fixture
+def own_redis():
+    """A Redis of this test's own, whose memory limit it may change."""
+    import shutil
+
+    from ..services import RedisChoice, start_own, stop
+
+    server = shutil.which("redis-server")
+    need(server is not None, "redis-server is needed for a Redis of the test's own: apt-get install redis-server")
+    choice = RedisChoice(base="")
+    start_own(server, choice)
+    need(choice.process is not None, choice.why)
+    yield choice.base
+    stop(choice)
+
+
+def test_redis_out_of_memory_during_a_crawl_pauses_with_one_line_and_resumes(own_redis, tmp_path, monkeypatch,
+                                                                             site):
+    import redis
+
+    settings, _ = redis_settings_for(own_redis + "/0", tmp_path / "home", monkeypatch)
+    client = redis.Redis.from_url(own_redis)
+    proc = start(settings, site.url + "/", "--delay", "0.5", "--concurrency", "1", "-q")
+    deadline = time.monotonic() + 60
+    while sum(site.hits.values()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    client.config_set("maxmemory", 1)  # every write refused (noeviction)
+    _, err = finish(proc)
+    (line,) = [x for x in err.splitlines() if x.strip()]
+    assert line.startswith("paused: ") and "out of memory" in line and "maxmemory" in line
+
+    client.config_set("maxmemory", 0)
+    rest = crawl(settings, site.url + "/", "--delay", "0")
+    assert rest["outcome"] == "finished"
+    chapters = {p for p, kind in site.expected.items() if kind == "chapter"}
+    assert chapters <= stored_paths(settings, site.url)
+    assert {p for p, n in site.hits.items() if n > 1} <= {"/robots.txt"}
 
 
 def test_a_frontier_that_cannot_be_cleared_is_one_message(tmp_path):
