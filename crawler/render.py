@@ -15,6 +15,9 @@ and text the browser's computed style hides (display:none, opacity 0, off the pa
 transparent colour, visibility:hidden, a zero font-size) are removed, so extract()
 reads what is shown, whatever stylesheet or script hid the rest.
 
+Before anything is removed, a full-page screenshot of the page is taken as evidence of
+what a reader saw (crawler.capture keeps it with the page).
+
 Bounded: one browser process, at most PLAYWRIGHT_MAX_CONTEXTS x
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT pages at once, NAVIGATION_TIMEOUT_MS to load, then
 at most IDLE_WAIT_MS for the network to go quiet; images, media and fonts are never
@@ -34,12 +37,14 @@ from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 __all__ = [
     "NEEDS_BROWSER", "NeedsBrowser", "RenderHandler", "chromium_path", "render_meta", "abort_request",
-    "NAVIGATION_TIMEOUT_MS", "IDLE_WAIT_MS", "CONTEXT",
+    "NAVIGATION_TIMEOUT_MS", "IDLE_WAIT_MS", "CONTEXT", "take_screenshot",
 ]
 
 NEEDS_BROWSER = "needs a browser: install chromium (scripts/system-deps test, or apt-get install chromium)"
 NAVIGATION_TIMEOUT_MS = 20_000
 IDLE_WAIT_MS = 5_000  # after load: the page's own requests (the chapter's JSON) get this long to finish
+SCREENSHOT_TIMEOUT_MS = 10_000
+SCREENSHOT_MAX_BYTES = 5_000_000  # a larger full-page PNG is taken again of the visible part only
 CONTEXT = "render"  # one browser context for every rendered page: one cache, one process
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run", "--mute-audio"]
@@ -86,19 +91,44 @@ def chromium_path() -> str | None:
     return None
 
 
-async def settle(page, idle_ms: int = IDLE_WAIT_MS) -> int:
-    """Wait (a bounded time) for the page's requests to finish, then drop what it hides; returns how many elements."""
+async def wait_quiet(page, idle_ms: int = IDLE_WAIT_MS) -> None:
+    """Wait (a bounded time) for the page's requests to finish."""
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
         await page.wait_for_load_state("networkidle", timeout=idle_ms)
     except PlaywrightTimeout:  # a page that polls forever is read as it is by then
         pass
+
+
+async def strip_hidden(page) -> int:
+    """Drop from the DOM what the page hides; returns how many elements."""
     return await page.evaluate(_STRIP_HIDDEN)
 
 
-def render_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    """`meta` for fetching a page again in the browser."""
+async def settle(page, idle_ms: int = IDLE_WAIT_MS) -> int:
+    """Wait (a bounded time) for the page's requests to finish, then drop what it hides; returns how many elements."""
+    await wait_quiet(page, idle_ms)
+    return await strip_hidden(page)
+
+
+async def take_screenshot(page, max_bytes: int = SCREENSHOT_MAX_BYTES) -> bytes | None:
+    """A full-page PNG of the page as a reader sees it, for evidence (crawler.capture); the visible
+    part alone when the whole page makes a larger file than `max_bytes`; None when it fails (the
+    page is still read)."""
+    try:
+        shot = await page.screenshot(full_page=True, type="png", timeout=SCREENSHOT_TIMEOUT_MS)
+        if len(shot) > max_bytes:
+            shot = await page.screenshot(full_page=False, type="png", timeout=SCREENSHOT_TIMEOUT_MS)
+        return shot if len(shot) <= max_bytes else None
+    except Exception as e:  # a screenshot is evidence, not the text: the page goes on without one
+        log.warning("no screenshot of %s: %s: %s", page.url, type(e).__name__, str(e)[:200])
+        return None
+
+
+def render_meta(meta: dict[str, Any], screenshot_max_bytes: int = SCREENSHOT_MAX_BYTES) -> dict[str, Any]:
+    """`meta` for fetching a page again in the browser: wait for it to settle, take its screenshot
+    (evidence, before anything is removed), then drop what it hides."""
     from scrapy_playwright.page import PageMethod
 
     return {
@@ -106,7 +136,9 @@ def render_meta(meta: dict[str, Any]) -> dict[str, Any]:
         "playwright": True,
         "playwright_context": CONTEXT,
         "playwright_page_goto_kwargs": {"wait_until": "load", "timeout": NAVIGATION_TIMEOUT_MS},
-        "playwright_page_methods": [PageMethod(settle, IDLE_WAIT_MS)],
+        "playwright_page_methods": [PageMethod(wait_quiet, IDLE_WAIT_MS),
+                                    PageMethod(take_screenshot, screenshot_max_bytes),
+                                    PageMethod(strip_hidden)],
     }
 
 

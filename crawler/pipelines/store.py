@@ -6,17 +6,25 @@ only what changed. Images likewise, by the hash of their bytes. With a broker
 (FPT_BROKER_URL) the queued pages and images go to the Celery workers in
 batches while the crawl goes on; without one they are matched here when the
 crawl ends, so `fptrack matches` shows them at once.
+
+Each new or changed page, and each stored page with no evidence yet, is kept with its
+evidence: the HTTP exchanges of its parts as one WARC file, and the screenshot of a
+rendered page (crawler.capture holds them from the download until the page comes here).
+Evidence that cannot be kept is counted and logged; the page is stored all the same.
 """
 from __future__ import annotations
 
 import logging
 
+from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from tracker import pipeline as tracking_pipeline
 from tracker.context import Context
 from tracker.store import Page, PageImage, StoreError
+from tracker.store.evidence import Evidence
 
+from ..capture import Captures
 from ..counts import count
 from ..items import ImageItem
 from ..tracking import PROCESS_PAGES, tracker_settings
@@ -34,10 +42,14 @@ class StorePipeline:
         self.app = None
         self.queued: list[tuple[str, str]] = []  # (page key, site) not yet sent or processed
         self.images: list[tuple[str, str]] = []  # (image key, site) likewise
+        self.captures = Captures(settings.evidence_max_bytes)
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(tracker_settings(crawler.settings), crawler.stats, crawler.settings.getbool(PROCESS_PAGES, True))
+        pipeline = cls(tracker_settings(crawler.settings), crawler.stats,
+                       crawler.settings.getbool(PROCESS_PAGES, True))
+        crawler.signals.connect(pipeline.captures.on_response, signal=signals.response_downloaded)
+        return pipeline
 
     def open_spider(self, spider=None):
         self.ctx = Context(self.settings)
@@ -75,6 +87,7 @@ class StorePipeline:
             changed = True
         if len(item.parts) > 1:
             self._supersede(item)
+        self._keep_evidence(item, stored.key, changed)
         if changed or stored.status == "queued":
             count(self.stats, item.site, "stored")
             self.queued.append((stored.key, item.site))
@@ -83,6 +96,31 @@ class StorePipeline:
         else:
             count(self.stats, item.site, "unchanged")
         return item
+
+    def _keep_evidence(self, item, key: str, changed: bool) -> None:
+        """Keep the page's WARC (and screenshot) when its text is new or changed, or it has none yet."""
+        try:
+            if not changed and self.ctx.store.evidence(key):
+                return
+            warc, shots, missing = self.captures.files(item.parts or [item.url])
+            if warc is None and not shots:
+                count(self.stats, item.site, "evidence missing", "the responses were no longer held")
+                return
+            if warc is not None:
+                self.ctx.store.put_evidence(Evidence(page=key, kind="warc", data=warc.data, url=warc.url,
+                                                     fetched_at=warc.fetched_at, truncated=warc.truncated))
+                if warc.truncated:
+                    count(self.stats, item.site, "evidence truncated")
+            for url, shot in shots:
+                self.ctx.store.put_evidence(Evidence(page=key, kind="screenshot", data=shot, url=url,
+                                                     fetched_at=warc.fetched_at if warc else item.fetched_at))
+            count(self.stats, item.site, "evidence kept")
+            if missing:
+                log.warning("evidence of %s lacks %d of its parts (no longer held): %s", key, len(missing),
+                            ", ".join(missing[:3]))
+        except Exception as e:  # the page is stored: evidence that fails is said, never a lost page
+            count(self.stats, item.site, "evidence failed", type(e).__name__)
+            log.error("cannot keep the evidence of %s: %s", key, e)
 
     def _store_image(self, item: ImageItem) -> ImageItem:
         from tracker.images import page_image_key
