@@ -1,0 +1,175 @@
+"""The evidence package of a page (all its matches) or of a work on a site: the pages'
+WARC files and screenshots as kept by the crawl, the evidence report (the copied passages
+side by side, the scores, the verdict) as HTML and PDF, the takedown notice, and the
+manifest (tracker.evidence.package writes and checks the zip).
+
+The report is made of web.evidence.match_evidence, as the admin's evidence page shows a
+match, and the notice of web.takedown's notice_items and notice_text, as the admin's notice.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import IO, Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from tracker.evidence.package import write_package
+from tracker.evidence.pdf import NO_FONT, PdfError, cjk_font_installed, html_to_pdf
+from tracker.evidence.warc import WarcError, read_warc
+from tracker.store import MATCH_STATUSES, MatchRecord, NotFound, Store, StoreError, now
+
+from .catalog import Outline
+from .evidence import match_evidence
+from .filters import num, pct, score, when
+from .takedown import MAX_ITEMS, notice_items, notice_text
+
+TEMPLATES = Path(__file__).parent / "templates"
+MAX_MATCHES = 500  # matches in one package; more: one package per page
+
+
+class NothingToPack(LookupError):
+    """No match for what was asked; the message says how to find one."""
+
+
+@dataclass
+class Selection:
+    """The matches a package is made of, and how to name it."""
+    title: str
+    matches: list[MatchRecord]
+    query: dict[str, str]
+
+    @property
+    def pages(self) -> list[str]:
+        return list(dict.fromkeys(m.page for m in self.matches))
+
+
+@dataclass
+class Packed:
+    manifest_sha256: str
+    files: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def select_page(store: Store, url: str) -> Selection:
+    """Every match of one stored page (its key is its URL as crawled)."""
+    found = store.matches(page=url, sort="-containment", limit=MAX_MATCHES)
+    if not found:
+        try:
+            store.get_page(url)
+        except NotFound:
+            raise NothingToPack(f"no page {url!r} in the store: give the URL exactly as crawled "
+                                "(see `fptrack matches` for the pages with matches)") from None
+        raise NothingToPack(f"the page {url!r} has no match: there is no copy to give evidence of")
+    return Selection(f"page {url}", found, {"page": url})
+
+
+def select_work_site(store: Store, work: str, site: str) -> Selection:
+    """The matches of a work on one site, but the dismissed ones."""
+    kept = [s for s in MATCH_STATUSES if s != "dismissed"]
+    found = store.matches(work=work, site=site, status=kept, sort="site", limit=MAX_MATCHES + 1)
+    if not found:
+        raise NothingToPack(f"no match of the work {work!r} on the site {site!r} (dismissed ones aside): "
+                            "check the names with `fptrack matches --work WORK`")
+    if len(found) > MAX_MATCHES:
+        raise NothingToPack(f"the work {work!r} has more than {MAX_MATCHES} matches on {site!r}: make one package "
+                            "per page (fptrack evidence PAGE_URL)")
+    found.sort(key=lambda m: (m.page, m.chapter))
+    return Selection(f"work {work} on site {site}", found, {"work": work, "site": site})
+
+
+def _version() -> str:
+    try:
+        return version("fptrack")
+    except PackageNotFoundError:
+        return "(development)"
+
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(("html",)))
+    env.filters.update(when=when, pct=pct, num=num, score=score)
+    return env
+
+
+def _records(data: bytes) -> list[dict[str, Any]]:
+    out = []
+    for r in read_warc(data):
+        length = r.headers.get("FPT-Body-Length", "")
+        out.append({"type": r.type, "http_status": r.http_status, "date": r.date, "size": len(r.payload),
+                    "truncated": r.headers.get("WARC-Truncated") == "length", "length": length})
+    return out
+
+
+def _notice(store: Store, outline: Outline, selection: Selection, sender: str, contact: str) -> str:
+    pages = set(selection.pages)
+    statuses = sorted({m.status for m in selection.matches})
+    items: list[dict[str, Any]] = []
+    for site in sorted({m.site for m in selection.matches}):
+        for work in sorted({m.work for m in selection.matches if m.site == site}):
+            found, _ = notice_items(store, outline, work=work, site=site, status=statuses,  # type: ignore[arg-type]
+                                    limit=MAX_ITEMS)
+            items += [i for i in found if i["page"] in pages
+                      and (i["page"], i["chapter"]) in {(m.page, m.chapter) for m in selection.matches}]
+    return notice_text(items, sender=sender, contact=contact)
+
+
+def build_package(store: Store, outline: Outline, selection: Selection, out: IO[bytes], *, pdf: bool | None = True,
+                  sender: str = "", contact: str = "", created_at: datetime | None = None) -> Packed:
+    """Write the package of `selection` to `out`. pdf: True (a PDF or PdfError), None (a PDF
+    when a browser can make one, else a warning), False (none)."""
+    created_at = created_at or now()
+    warnings: list[str] = []
+    files: list[tuple[str, bytes]] = []
+    pages = []
+    for n, key in enumerate(selection.pages, 1):
+        try:
+            url = store.get_page(key).url or key
+        except NotFound:
+            url = key
+        entry: dict[str, Any] = {"n": n, "key": key, "url": url, "files": []}
+        for e in store.evidence(key):
+            name = f"pages/{n:03d}/{e.sha256[:16]}{'.warc.gz' if e.kind == 'warc' else '.png'}"
+            try:
+                data = store.evidence_data(key, e.sha256)
+            except (NotFound, StoreError) as err:
+                warnings.append(f"page {n}: a file of its evidence cannot be read: {err}")
+                continue
+            f = {"name": name, "kind": e.kind, "sha256": e.sha256, "fetched_at": e.fetched_at, "url": e.url,
+                 "truncated": e.truncated, "records": []}
+            if e.kind == "warc":
+                try:
+                    f["records"] = _records(data)
+                except WarcError as err:
+                    warnings.append(f"page {n}: its WARC file does not read back: {err}")
+            files.append((name, data))
+            entry["files"].append(f)
+        if not entry["files"]:
+            warnings.append(f"page {n} ({url}): no capture is kept")
+        pages.append(entry)
+    evidence = [match_evidence(store, outline, m.page, m.chapter) for m in selection.matches]
+    template = _environment().get_template("evidence/report.html")
+    context = {"title": selection.title, "created_at": created_at, "version": _version(), "pages": pages,
+               "matches": evidence}
+    if pdf is not False and not cjk_font_installed():
+        warnings.append(f"report.pdf: {NO_FONT}")
+    html = template.render(**context, warnings=warnings)
+    files.append(("report.html", html.encode("utf-8")))
+    if pdf is not False:
+        try:
+            files.append(("report.pdf", html_to_pdf(html)))
+        except PdfError as e:
+            if pdf:
+                raise
+            warnings.append(f"no report.pdf: {e}")
+    files.append(("notice.txt", _notice(store, outline, selection, sender, contact).encode("utf-8")))
+    info = {"selection": selection.query, "generator": f"fptrack {_version()}",
+            "pages": [{"n": p["n"], "key": p["key"], "url": p["url"], "files": [f["name"] for f in p["files"]]}
+                      for p in pages],
+            "matches": [{"page": m.page, "chapter": m.chapter, "work": m.work, "site": m.site, "verdict": m.verdict,
+                         "containment": m.containment, "page_share": m.page_share, "similarity": m.similarity,
+                         "status": m.status} for m in selection.matches],
+            "warnings": warnings}
+    sha = write_package(out, files, info, created_at)
+    return Packed(sha, [n for n, _ in files] + ["manifest.json"], warnings)

@@ -1,0 +1,49 @@
+"""The evidence package of a page, downloaded from the match evidence page (signed-in users:
+web.access lets no one else in): the same zip as `fptrack evidence PAGE_URL`."""
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from typing import Any
+
+from flask import Blueprint, Response, abort, request
+
+from .evidence_package import NothingToPack, build_package, select_page
+from .services import services, store
+from .streams import attachment
+
+bp = Blueprint("packages", __name__, url_prefix="/evidence")
+SPOOL = 8 * 1024 * 1024  # a package up to this size is made in memory, a larger one in a temporary file
+
+
+def _chunks(f: Any, size: int = 256 * 1024):
+    try:
+        while chunk := f.read(size):
+            yield chunk
+    finally:
+        f.close()
+
+
+@bp.route("/package")
+def package() -> Response:
+    page = request.args.get("page_key", "")
+    if not page:
+        abort(400, "name the page: page_key=...")
+    s = store()
+    try:
+        selection = select_page(s, page)
+    except NothingToPack as e:
+        abort(404, str(e))
+    f = tempfile.SpooledTemporaryFile(max_size=SPOOL)
+    try:
+        # pdf=None: a PDF when this machine has a browser to make it; the manifest says when not.
+        build_package(s, services().catalog.outline(s), selection, f, pdf=None)
+        size = f.tell()
+        f.seek(0)
+    except BaseException:
+        f.close()
+        raise
+    name = f"evidence-{hashlib.sha256(page.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}.zip"
+    return Response(_chunks(f), mimetype="application/zip",
+                    headers={"Content-Disposition": attachment(name), "Content-Length": str(size),
+                             "Cache-Control": "no-store"})
