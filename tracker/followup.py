@@ -292,6 +292,19 @@ def recheck(ctx: Context, *, site: str | None = None, client: PoliteClient | Non
     return report
 
 
+def daily(ctx: Context, *, client: PoliteClient | None = None) -> dict[str, Any]:
+    """The daily follow-up (Celery beat, FPT_RECHECK_HOUR UTC): re-check the pages whose takedown
+    was sent, then send every pending notification (failed crawls included)."""
+    report = recheck(ctx, client=client)
+    log.info("follow-up: %s", report.summary())
+    sent = notify.send_pending(ctx.store, ctx.settings)
+    for line in sent.problems:
+        log.warning("notifications: %s", line)
+    return {"rechecked": len(report.checks), "up": report.count("up"), "gone": report.count("gone"),
+            "removed": report.removed, "reopened": report.reopened, "unreachable": report.count("unreachable"),
+            "digests": sent.digests, "webhooks": sent.webhooks, "waiting": sent.waiting}
+
+
 # ---- the numbers per site -----------------------------------------------------------------
 
 def stats(store: Store, *, site: str | None = None, clock: Callable[[], datetime] = now) -> list[dict[str, Any]]:

@@ -309,9 +309,13 @@ def send_pending(store: Store, settings: Settings, *, clock: Callable[[], dateti
             report.events += len(ds) if ok else 0
             report.waiting += 0 if ok else len(ds)
 
+    dead: set[str] = set()  # webhooks that failed this run: their other events wait for the next
     for d in pending:
         sub = subs[d.subscription]
         if sub.channel != "webhook":
+            continue
+        if sub.id in dead:
+            report.waiting += 1
             continue
         body = webhooks.payload(events[d.event])
 
@@ -325,6 +329,7 @@ def send_pending(store: Store, settings: Settings, *, clock: Callable[[], dateti
             report.webhooks += 1
             report.events += 1
         else:
+            dead.add(sub.id)
             report.waiting += 1
             report.problems.append(f"webhook {sub.target} did not take {d.event}: {detail}")
     return report

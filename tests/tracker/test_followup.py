@@ -213,3 +213,19 @@ def test_numbers_per_site(ctx):
         {"site": "b", "takedowns_sent": 2, "removed": 0, "median_days_to_removal": None, "pages_still_up": 2,
          "longest_open_days": 15, "reopened": 1, "last_checked": None},
     ]
+
+
+def test_the_daily_follow_up_rechecks_then_tells(ctx, settings, site):
+    from tracker.followup import daily
+    from tracker.notify import subscribe
+
+    from .fixture_site import webhook_receiver
+
+    url = f"{site.url}/book/1/2.html"
+    with webhook_receiver() as hook:
+        register_work(ctx, WORK, SAMPLES / "originals")
+        subscribe(ctx.store, "webhook", hook.url, site="pirate", secret="k", kinds=["removed"])
+        copied(ctx, url)
+        summary = daily(ctx, client=PoliteClient(delay=0))
+    assert summary["rechecked"] == 1 and summary["removed"] == 1 and summary["webhooks"] == 1
+    assert [json.loads(body)["kind"] for _, body in hook.received] == ["removed"]
