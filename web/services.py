@@ -78,12 +78,13 @@ class Services:
                 if self._context is None or stale:
                     self._context = Context(self.settings, store=self.store)
                     self._context_key = (chapters, time.monotonic())
-            try:
+            try:  # opening the index (connect) and using it
                 yield self._context.tracker
             except Exception as e:
                 line = redis_line(e, self.settings.redis_url)
                 if line is None:
                     raise
+                self._context = None  # opened again on the next request
                 raise RedisDown(line) from e
 
     def redis_status(self) -> str:

@@ -200,3 +200,14 @@ def test_the_admin_status_is_the_same_line(tmp_path):
                                        "FPT_REDIS_URL": f"redis://:s3cret@127.0.0.1:{port}/0"}))
         status = good.redis_status()
         assert status.startswith("ok: Redis at") and "s3cret" not in status
+
+
+def test_a_check_in_the_admin_with_redis_down_is_a_503_naming_the_cause(tmp_path):
+    from web.services import RedisDown, Services  # a StoreError: the admin's 503 page shows its message
+
+    url = f"redis://127.0.0.1:{_free_port()}/0"
+    s = Services(Settings.load({"FPT_HOME": str(tmp_path), "FPT_REDIS_URL": url}))
+    with pytest.raises(RedisDown, match="cannot reach Redis.*start it") as e:
+        with s.engine():
+            pass
+    assert str(e.value).count("\n") == 0
