@@ -10,8 +10,8 @@ page's own CSS hides (junk characters in display:none spans and the like) is rem
 by fingerprint.html.drop_hidden, as simtool does on files.
 
 Real sites need rules that no list of sites or phrases keeps up with; crawler.extraction holds
-them, each judged by shape: per-paragraph comment counters and translators' note boxes leave
-the tree before density looks (furniture.py); calls to action, load banners, note lines,
+them, each judged by shape: per-paragraph comment counters, translators' note boxes and the
+reader's control panels (font and colour buttons) leave the tree before density looks (furniture.py); calls to action, load banners, note lines,
 addresses on any top-level domain and lines a page repeats leave the text (lines.py); and a
 page that holds a whole work gives each chapter (chapters.py, Extracted.chapters).
 The extractor's own steps live there too, each module named after what it holds: the
@@ -33,7 +33,7 @@ from urllib.parse import urldefrag
 from crawler.extraction import images, links, parts, titles
 from crawler.extraction.chapters import chapter_wrappers, may_hold_chapters
 from crawler.extraction.density import main_text
-from crawler.extraction.furniture import drop_counters, drop_footnotes, may_hold_notes
+from crawler.extraction.furniture import drop_controls, drop_counters, drop_footnotes, may_hold_notes
 from crawler.extraction.letters import CJK, LATIN
 from crawler.extraction.selection import compiled, select
 from crawler.extraction.sitelines import remove_site_lines
@@ -136,6 +136,7 @@ def extract(html: str, url: str, selectors: Selectors | None = None, css: str = 
     if notes:
         drop_footnotes(content_root, lengths)
     drop_counters(content_root)
+    drop_controls(content_root)  # font-size and colour buttons beside the chapter's loose text
     here = urldefrag(url or "")[0]
     base = links.base_url(tree, here)
     anchors = links.anchors(tree, base)
@@ -149,7 +150,8 @@ def extract(html: str, url: str, selectors: Selectors | None = None, css: str = 
     chapters = _chapters(content_root, lengths) if several else []  # before main_text changes the tree
     raw, extractor = main_text(tree, html, rules.content)  # removes the site furniture from `tree`
     part = parts.part(page_title, headings, raw)
-    text = remove_site_lines(raw)
+    # The heading the site repeats at the top of the block is the title's, not the chapter's text.
+    text = titles.without_heading_lines(remove_site_lines(raw), title, page_title)
     if chapters:
         text = "\n".join(t for _, t in chapters)
     if not text and extractor not in ("trafilatura", "lxml"):

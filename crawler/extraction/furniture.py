@@ -3,7 +3,9 @@
 Two kinds of element ride inside the chapter's own paragraphs and so escape the density
 pass: counters a site appends to many paragraphs (paragraph comment counts "12",
 "评论(3)") and translators' footnotes (note boxes, <sup> markers that point to them).
-Each pass visits every element a bounded number of times, so both are linear in the page.
+A third sits next to the chapter's loose text in the same block: the reader's controls
+(font size, colours: labels and links that only run a script). Each pass visits every
+element a bounded number of times, so all are linear in the page.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from lxml import etree
 
 from fingerprint.html import BLOCK_TAGS, _outermost, _remove_keeping_tails, _text_lengths
 
-__all__ = ["drop_counters", "drop_footnotes", "may_hold_notes"]
+__all__ = ["drop_controls", "drop_counters", "drop_footnotes", "may_hold_notes"]
 
 # A counter's whole text: digits, maybe bracketed, maybe with a short label ("评论(3)", "12 comments").
 _COUNTER = re.compile(
@@ -74,6 +76,50 @@ def drop_counters(root) -> int:
     gone = [el for found in by_shape.values() if len(found) >= _COUNTER_MIN_PARAGRAPHS for el in found]
     _remove_keeping_tails(gone)
     return len(gone)
+
+
+# A link that runs a script instead of leading somewhere: a button ("font1", "护眼", "加入书签").
+_SCRIPT_HREF = re.compile(r"\s*(?:javascript:|#\s*$)", re.I)
+_CONTROLS_MIN = 2  # one script link in a block is a button beside text; two or more with little else, a panel
+_CONTROL_LABELS_MAX = 30  # visible characters of the panel's own labels ("选择字体大小：")
+
+
+def _runs_script(a) -> bool:
+    href = a.get("href")
+    return href is None and a.get("onclick") is not None or href is not None and bool(_SCRIPT_HREF.match(href))
+
+
+def drop_controls(root, lengths: tuple[dict, dict] | None = None) -> int:
+    """Remove the reader's control panels (font size, background colour); return how many.
+
+    A panel is a block whose links all run a script, two or more of them, with at most a
+    few labels of its own beside them: a chapter's block holds far more text, and a
+    navigation bar's links lead to pages. `lengths` is fingerprint.html._text_lengths(root)."""
+    text_len, link_len = lengths or _text_lengths(root)
+    # Count each block's links and script links bottom up, once (a block's anchors are its children's).
+    links: dict = {}
+    scripts: dict = {}
+    for el in reversed(list(root.iter())):
+        n = s = 0
+        for child in el:
+            n += links.get(child, 0)
+            s += scripts.get(child, 0)
+        if el.tag == "a":
+            n += 1
+            s += _runs_script(el)
+        links[el] = n
+        scripts[el] = s
+
+    def panel(el) -> bool:
+        if el.tag not in BLOCK_TAGS or el.tag in ("body", "html"):
+            return False
+        n = links.get(el, 0)
+        return n >= _CONTROLS_MIN and scripts.get(el, 0) == n \
+            and text_len.get(el, 0) - link_len.get(el, 0) <= _CONTROL_LABELS_MAX
+
+    found = _outermost(root, panel, below=True)
+    _remove_keeping_tails(found)
+    return len(found)
 
 
 def may_hold_notes(root) -> bool:

@@ -1,7 +1,8 @@
 """Lines of a chapter's text that a site wrote, told by their shape, not by a list of phrases or domains.
 
-- calls to action: a short line that asks the reader to act on the site ("亲,点击进去,给个好评呗",
-  "Please review!") and tells no story (no dialogue marks, no third person);
+- calls to action: a short line that asks the reader to act on the site ("亲,给个好评呗",
+  "Please review!") and tells no story (no dialogue marks, no third person); in CJK, a line
+  up to a banner's length when its plea names two acts ("亲,点击进去,给个好评呗,分数越高更新越快");
 - load banners: "content failed to load, refresh", "please enable JavaScript";
 - translator lines: "TL note: ...", "T/N: ...", "译者注：...";
 - site addresses on any top-level domain, written with spaces or full-width dots ("ｂｉｑｕｇｅ。ｘｙｚ",
@@ -16,7 +17,7 @@ import re
 import unicodedata
 from collections import Counter
 
-__all__ = ["is_site_line", "has_site_address", "recurring", "footnote_marks"]
+__all__ = ["is_site_line", "has_site_address", "narrates", "recurring", "footnote_marks"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -71,6 +72,11 @@ _ADDRESS_LINE_MAX = 80  # squeezed characters: a watermark sentence, not a parag
 _RESIDUE_MAX = 20  # letters of its own next to an address: fewer, and the sentence is the watermark
 
 
+def narrates(text: str) -> bool:
+    """True when `text` tells a story: dialogue marks, a third person, a verb of saying."""
+    return bool(_NARRATIVE.search(text))
+
+
 def _visible(line: str) -> int:
     return len("".join(line.split()))
 
@@ -92,6 +98,8 @@ def is_site_line(line: str) -> bool:
         return True
     if _SCRIPTING.search(line) and _ENABLE.search(line):
         return True
+    if _CJK.search(line) and _ADDRESS.search(line) and len(set(_ACTION.findall(line))) >= 2:
+        return True  # a longer plea that names two acts ("亲,点击进去,给个好评呗,分数越高更新越快…")
     if not _short(line) or len(line.split()) < 2 and not _CJK.search(line):
         return False  # a one-word line ("Click!") is a sound in the story
     if not _ACTION.search(line):

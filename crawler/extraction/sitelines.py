@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from crawler.extraction.letters import CJK, LATIN, visible
-from crawler.extraction.lines import footnote_marks, has_site_address, is_site_line, recurring, without_marks
+from crawler.extraction.lines import footnote_marks, has_site_address, is_site_line, narrates, recurring, without_marks
 
 __all__ = ["remove_site_lines"]
 
@@ -116,11 +116,29 @@ def _clean_line(line: str) -> str:
         if not known and has_site_address(sentence):  # an address on a domain the pattern does not know
             continue
         if known:
-            if _own_letters(sentence) < _DOMAIN_RESIDUE_MIN:
+            if _own_letters(sentence) < _DOMAIN_RESIDUE_MIN or _site_sentence(sentence, known):
                 continue
             sentence = _DOMAIN.sub("", sentence)
         kept.append(sentence)
     return _strip_trailing_mark("".join(kept).strip())
+
+
+_CLAUSE_MARK = re.compile(r"[\s，,、：:；;。！？!?（）()【】\[\]]")
+
+
+def _site_sentence(sentence: str, address) -> bool:
+    """True for a short CJK sentence of the site's own that an address is a clause of.
+
+    "手机站全新改版升级地址：m.x.la，数据和书签与电脑站同步，无广告清新阅读！": the address stands
+    between marks, one clause among the site's, and the rest tells no story. An address glued
+    to prose on either side ("…网www.x.com这个也来问那个也来寻…") is a watermark injected into
+    the author's sentence: only the address goes, the sentence stays."""
+    if not CJK.search(sentence) or narrates(sentence) or _own_letters(sentence) > _WEAK_MAX_LEN:
+        return False
+    text = unicodedata.normalize("NFKC", sentence)
+    before, after = text[: address.start()], text[address.end():]
+    return (not before.strip() or bool(_CLAUSE_MARK.match(before[-1]))) and \
+        (not after.strip() or bool(_CLAUSE_MARK.match(after[0])))
 
 
 def _address_sentences(sentences: list[str]) -> list[str]:

@@ -1,14 +1,16 @@
 """A page's chapter title: a site rule's pick, a heading that reads as a chapter heading,
-or the page title without the site's suffix and words."""
+or the page title without the site's suffix and words; and the text's first lines that
+only repeat it."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from crawler.extraction.letters import CHAPTER_HEADING
 from crawler.extraction.parts import BARE_PART, PART_MARK
 from crawler.extraction.selection import select, selected_text
 
-__all__ = ["chapter_title", "headings", "page_title"]
+__all__ = ["chapter_title", "headings", "page_title", "without_heading_lines"]
 
 _TITLE_SEPARATORS = re.compile(r"[_|｜—–-]")  # the segments are stripped: no \s* to rescan runs of spaces
 # Site words a title segment ends with, stripped one at a time from the end (a pattern
@@ -58,3 +60,54 @@ def _without_noise_words(title: str) -> str:
         if not n:
             return title[:end]
         end -= n
+
+
+_HEAD_LINES = 3  # a site repeats the heading at the top of the text, in a line or two, if at all
+_HEADING_LINE_MAX = 60  # visible characters: a heading, not a paragraph that names the chapter
+_NUMBERS = re.compile(r"\d+")
+_LEADING_NUMBER = re.compile(r"\s*\d{1,5}\s*[.、:：]\s*")  # "1. Good Morning Brother", "22.第22章"
+_SENTENCE_END = re.compile(r"[。！？.!?…”」』\"]\s*$")
+
+
+def _key(text: str) -> str:
+    """The letters and digits of `text`, NFKC, lower case: "第13章  应聘工作" -> "第13章应聘工作"."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
+
+
+def _numbers(text: str) -> set[int]:
+    return {int(n) for n in _NUMBERS.findall(unicodedata.normalize("NFKC", text))}
+
+
+def without_heading_lines(text: str, title: str, page_title: str = "") -> str:
+    """`text` without the first lines that only repeat the chapter's heading.
+
+    Sites put the heading at the top of the chapter's block ("第13章  应聘工作", or "Chapter 001"
+    then "Good Morning Brother" under "1. Good Morning Brother"). A top line goes when it carries
+    a chapter number and reads whole in the title or the page title (or is a bare "Chapter 001"
+    whose number the title carries), or, right after such a line, when it is the title's words
+    without the number and no sentence. A heading without a number stays (an article's <h1>
+    "雨夜" heads its own text), and so does a sentence ("天黑，别出门。" under "第一章 天黑别出门"
+    is the story's first). The first line that is none of these ends the look."""
+    if not title and not page_title:
+        return text
+    keys = [k for k in (_key(title), _key(page_title)) if k]
+    numbers = _numbers(title) | _numbers(page_title)
+    bare_title = _key(_LEADING_NUMBER.sub("", CHAPTER_HEADING.sub("", title), count=1))
+    lines = text.split("\n")
+    drop = 0
+    for line in lines[:_HEAD_LINES]:
+        k = _key(line)
+        if not k or len(k) > _HEADING_LINE_MAX:
+            break
+        if CHAPTER_HEADING.search(line):
+            rest = _key(CHAPTER_HEADING.sub("", line))
+            # Whole in a title; or the same words under a number written another way ("第45章 雪夜"
+            # under "第四十五章 雪夜"); or a bare number the title carries.
+            if any(k in t for t in keys) or rest and rest == bare_title or not rest and _numbers(line) & numbers:
+                drop += 1
+                continue
+        elif drop and len(k) >= 2 and k == bare_title and not _SENTENCE_END.search(line):
+            drop += 1
+            continue
+        break
+    return "\n".join(lines[drop:]) if drop else text

@@ -200,6 +200,63 @@ def test_volumes_of_a_catalogue_are_not_chapters():
     assert e.chapters == [] and e.kind == "catalogue"
 
 
+# ----------------------------------------------------------------------------- shapes of saved real pages
+
+
+def loose(lines) -> str:
+    """A chapter written as loose text with <br><br> between paragraphs, as most pirate sites do."""
+    return "<br><br>".join("&nbsp;&nbsp;&nbsp;&nbsp;" + line for line in lines)
+
+
+def test_a_control_panel_beside_loose_text_is_dropped():
+    # The chapter's text sits loose in a block that also holds the reader's buttons.
+    panel = ('<div class="set"><span>背景：</span><a href="javascript:void(0);" onclick="bg(1)">白</a>'
+             '<a href="javascript:;" onclick="bg(2)">夜</a><span>字号：</span><a href="javascript:;">大</a>'
+             '<a href="#" onclick="size(2)">中</a></div>')
+    body = f'<div class="read">{panel}<p class="h">第45章 雪夜</p>{loose(ZH)}<br><br></div>'
+    assert extract(page(body, "旧城 第45章 雪夜 某某小说网"), URL).text.split("\n") == ZH
+
+
+def test_script_links_inside_a_chapter_keep_the_chapter():
+    report = '<p><a href="javascript:report(7);">『报错』</a> <a href="javascript:mark(7);">『书签』</a></p>'
+    body = f'<div id="box">{report}{loose(ZH)}{report}</div>'
+    assert extract(page(body), URL).text.split("\n") == ZH
+
+
+def test_a_heading_repeated_at_the_top_of_the_text_is_the_title():
+    body = f"<div id=content>&nbsp;&nbsp;&nbsp;&nbsp;第45章&nbsp;&nbsp;雪夜<br><br>{loose(ZH)}</div>"
+    e = extract(page(body), URL)
+    assert e.title == "第四十五章 雪夜" and e.text.split("\n") == ZH  # the numbers written two ways
+
+
+def test_a_numbered_heading_and_its_words_at_the_top_are_the_title():
+    head = "<p style='text-align:center'><strong>Chapter 003<br></strong><strong>The Mill</strong></p>"
+    body = f"<h1>3. The Mill</h1><div class='chapter-content'>{head}{paragraphs(EN)}</div>"
+    assert extract(page(body, "3. The Mill - River Tales"), URL).text.split("\n") == EN
+
+
+@pytest.mark.parametrize("first", ["天黑，别出门。", "雪夜"])
+def test_a_first_line_that_only_shares_the_title_words_stays(first):
+    # The story's first sentence, or a heading without a number, is the chapter's own.
+    body = f"<div id=content>{loose([first, *ZH])}</div>"
+    title = "第一章 天黑别出门_某书_某站" if first.startswith("天黑") else "雪夜_某书_某站"
+    assert extract(page(body, title), URL).text.split("\n") == [first, *ZH]
+
+
+def test_a_plea_in_a_link_and_an_address_sentence_after_the_chapter_are_dropped():
+    tail = ('<p><a href="http://reviews.example/s/x" target="_blank">亲,点进去给个好评呗,分数越高更新越快,'
+            '听说打满分的书友都找到了好工作哦!</a><br />手机版全新升级地址：http://m.shuku88.la，书签与电脑版同步，'
+            '无广告清爽阅读！</p>')
+    body = f"<div id=content>{loose(ZH)}<br><br>{tail}</div>"
+    assert extract(page(body), URL).text.split("\n") == ZH
+
+
+def test_a_sentence_that_names_an_address_in_the_story_stays():
+    line = "他在地址栏里输入了www.example.com，屏幕上跳出一行红字，她的脸色一下子就变了。"
+    text = extract(page(f"<div id=content>{loose([*ZH, line])}</div>"), URL).text
+    assert "屏幕上跳出一行红字" in text and "www.example.com" not in text
+
+
 # ----------------------------------------------------------------------------- linear time
 
 
@@ -217,6 +274,9 @@ NEW_PATHS = {
     "many chapter wrappers": (lambda n: page("<div>" + "".join(
         f"<div><h3>第{i}章</h3><p>{''.join(ZH)}</p></div>" for i in range(n // 250)) + "</div>"), 20_000),
     "nested headings": (lambda n: page("<div>" + "<h3>第1章" * (n // 8) + "</div>"), 20_000),
+    "many script links": (lambda n: page("<div>" + '<a href="javascript:;">大</a>字' * (n // 28) + "</div>"), 20_000),
+    "nested control panels": (lambda n: page('<div><a href="#">a</a>' * (n // 20) + "</div>" * (n // 20)), 20_000),
+    "a long heading line": (lambda n: page("<div id=content>第1章" + "字" * n + "<br>字</div>"), 20_000),
 }
 
 
