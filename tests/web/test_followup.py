@@ -46,4 +46,16 @@ def test_the_json_has_the_same_data(admin, store):
 
 def test_with_no_takedown_the_page_says_so(viewer):
     html = viewer.get("/followup/").get_data(as_text=True)
-    assert "No takedown sent yet" in html and "No copy is waiting" in html
+    assert "No takedown sent yet" in html and "No copy is waiting" in html and "Nobody yet" in html
+
+
+def test_subscriptions_are_shown_without_a_webhook_path(admin, store):
+    from tracker.notify import subscribe
+
+    subscribe(store, "email", "rights@example.com", work="山城旧事")
+    subscribe(store, "webhook", "https://hooks.chat.example/services/T0/B0/xoxb-secret", site="biquge", secret="k")
+    d = admin.get("/api/followup").get_json()
+    assert [(s["channel"], s["target"], s["work"], s["site"]) for s in d["subscriptions"]] == [
+        ("email", "rights@example.com", "山城旧事", ""), ("webhook", "https://hooks.chat.example/…", "", "biquge")]
+    html = admin.get("/followup/").get_data(as_text=True)
+    assert "rights@example.com" in html and "xoxb-secret" not in html and "services/T0" not in html
