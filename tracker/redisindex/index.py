@@ -117,11 +117,24 @@ class RedisIndex:
 
     # -- errors ---------------------------------------------------------------------------------
 
-    def _run(self, fn):
-        try:
-            return fn()
-        except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as e:
-            raise IndexUnavailable(explain(e, self.url, cluster=self.nodes.cluster)) from e
+    def _run(self, fn, *, again: bool = False):
+        """fn(), with Redis' errors turned into IndexUnavailable. On a cluster a node that
+        cannot be reached makes the slot map be read again (a replica may have taken over);
+        with `again` (reads only: an APPEND sent twice would count twice) fn is then retried once."""
+        for attempt in range(2 if again and self.nodes.cluster else 1):
+            try:
+                return fn()
+            except (redis.ConnectionError, redis.TimeoutError, OSError) as e:
+                error = e
+                if self.nodes.cluster:
+                    try:
+                        self.nodes.refresh()
+                    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError):
+                        break
+            except (redis.RedisError, redis.exceptions.RedisClusterException) as e:
+                error = e
+                break
+        raise IndexUnavailable(explain(error, self.url, cluster=self.nodes.cluster)) from error
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -243,11 +256,10 @@ class RedisIndex:
     # -- querying -----------------------------------------------------------------------------
 
     def candidates(self, keys: IndexKeys) -> dict[int, set[str]]:
-        out: dict[int, set[str]] = {}
         if keys.empty:
-            return out
+            return {}
         self._adopt_layout()
-        return self._run(lambda: self._candidates(keys, out))
+        return self._run(lambda: self._candidates(keys, {}), again=True)
 
     def _query_keys(self, keys: IndexKeys, segs: list[int]):
         """The bucket names to read, and how to read each channel's replies. (Formatted one by
