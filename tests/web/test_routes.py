@@ -23,6 +23,7 @@ GET = {
     "/images/": {"work": "山城旧事"}, "/images/view": I1, "/images/file/<kind>": {"kind": "found", "key": I1["image"]},
     "/api/images": {"site": "biquge"}, "/api/images/view": I1,
     "/followup/": {}, "/api/followup": {"site": "biquge"},
+    "/evidence/package": {"page_key": M1["page_key"]},
 }
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
