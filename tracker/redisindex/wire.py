@@ -24,6 +24,7 @@ from ..redis_client import is_cluster
 
 SLOTS = 16384
 MAX_REDIRECTS = 5
+SEND_PIECE = 4 << 20  # bytes per socket send of a bulk write
 
 try:  # replies parsed in C; redis-py itself uses it when installed
     import hiredis as _hiredis
@@ -100,9 +101,14 @@ class Batch:
             self.blocks.append(block)
             self.count += n
 
-    def payload(self) -> list[bytes]:
-        """The commands as one buffer: one send, so the server wakes once for all of them."""
-        return [b"".join(b.tobytes() if isinstance(b, np.ndarray) else b"".join(b) for b in self.blocks)]
+    def payload(self) -> list:
+        """The commands as one buffer (so a few commands wake the server once), sent in
+        pieces of SEND_PIECE bytes: the socket timeout bounds each send, not the whole batch."""
+        buf = b"".join(b.tobytes() if isinstance(b, np.ndarray) else b"".join(b) for b in self.blocks)
+        if len(buf) <= SEND_PIECE:
+            return [buf]
+        view = memoryview(buf)
+        return [view[i: i + SEND_PIECE] for i in range(0, len(buf), SEND_PIECE)]
 
     def command(self, i: int) -> bytes:
         for b in self.blocks:
