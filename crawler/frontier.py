@@ -17,7 +17,11 @@ FPT_REDIS_URL may name a single instance or any node of a Redis Cluster (the
 client is tracker.redis_client.connect's). A job's keys carry the job as their
 hash tag, so they live in one slot: the scripts and transactions over several of
 them run on one node, and a node lost takes a job's frontier whole or not at all.
-A Redis failure becomes FrontierUnavailable, one line naming the cause and the fix.
+A Redis failure before the crawl becomes FrontierUnavailable, one line naming the
+cause and the fix; during the crawl it stops the crawl as REDIS_DOWN, a resumable
+outcome with that line (crawler.redis_frontier). What the crawler could not give
+Redis then (links found, held parts, its leaving) waits in spool files beside the
+job on disk, and the next crawler of the job on this machine hands it over.
 """
 from __future__ import annotations
 
