@@ -154,3 +154,21 @@ def test_verify_on_random_files_is_a_clear_failure(tmp_path_factory, data):
     r = CliRunner().invoke(evidence_command, ["--verify", str(path)])
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert r.output.startswith("FAIL: ") and r.output.rstrip().endswith("this package is not as it was made")
+
+
+def test_the_pdf_report_embeds_a_chinese_font(store):
+    import re
+
+    from tracker.evidence.pdf import chromium, cjk_font_installed
+
+    from ..conftest import need
+
+    need(chromium() is not None, "chromium is not installed (scripts/system-deps test)")
+    need(cjk_font_installed(), "no Chinese font: apt-get install fonts-noto-cjk (the PDF would show boxes)")
+    out = io.BytesIO()
+    packed = build_package(store, ChapterCatalog().outline(store), select_page(store, PAGE), out, pdf=True)
+    assert not any("report.pdf" in w for w in packed.warnings)
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as z:
+        pdf = z.read("report.pdf")
+    fonts = set(re.findall(rb"/FontName\s*/([A-Za-z0-9+_-]+)", pdf))
+    assert any(re.search(rb"CJK|Han|WenQuanYi|Hei|Song|Ming", f) for f in fonts), fonts
