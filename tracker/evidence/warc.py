@@ -182,9 +182,14 @@ def read_warc(data: bytes | io.IOBase) -> list[WarcRecord]:
             url = record.rec_headers.get_header("WARC-Target-URI") or ""
             if checker.passed is False or checker.problems:
                 raise WarcError(f"record {n} ({record.rec_type} {url}): {'; '.join(checker.problems) or 'bad digest'}")
-            if record.rec_type in ("response", "request", "conversion", "resource") \
-                    and not record.rec_headers.get_header("WARC-Payload-Digest"):
-                raise WarcError(f"record {n} ({record.rec_type} {url}): no WARC-Payload-Digest")
+            if not record.rec_type or not record.rec_headers.get_header("WARC-Record-ID") \
+                    or not record.rec_headers.get_header("WARC-Date"):
+                raise WarcError(f"record {n}: not a WARC record (no WARC-Type, WARC-Record-ID or WARC-Date)")
+            # Every record fptrack writes carries its digests: one without them cannot be checked.
+            if not record.rec_headers.get_header("WARC-Block-Digest") or (
+                    record.rec_type in ("response", "request", "conversion", "resource")
+                    and not record.rec_headers.get_header("WARC-Payload-Digest")):
+                raise WarcError(f"record {n} ({record.rec_type} {url}): no digest to check it by")
             http = record.http_headers
             records.append(WarcRecord(
                 type=record.rec_type, url=url, date=record.rec_headers.get_header("WARC-Date") or "",
