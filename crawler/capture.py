@@ -74,6 +74,13 @@ def _reason(status: int) -> str:
         return ""
 
 
+def _protocol(name: str | None) -> str:
+    """The HTTP version as a status line writes it ("h2", Scrapy's name for HTTP/2, is "HTTP/2")."""
+    if name and name.upper().startswith("HTTP/"):
+        return name.upper()
+    return "HTTP/2" if name and "2" in name else "HTTP/1.1"
+
+
 def screenshot_of(request: Any) -> bytes | None:
     """The screenshot crawler.render took of this request's page (taken out of its meta: it is big)."""
     from .render import take_screenshot
@@ -118,7 +125,7 @@ class Captures:
             entry.exchange = Exchange(
                 url=response.url, method=request.method, request_headers=_pairs(request.headers),
                 status=response.status, reason=_reason(response.status),
-                protocol=getattr(response, "protocol", None) or "HTTP/1.1", headers=_pairs(response.headers),
+                protocol=_protocol(getattr(response, "protocol", None)), headers=_pairs(response.headers),
                 body=body, fetched_at=now(), ip=str(getattr(response, "ip_address", None) or ""),
                 body_length=len(whole), body_sha256=hashlib.sha256(whole).hexdigest() if len(whole) > len(body) else "")
         entry.size = sum(len(b) for b in (entry.exchange.body if entry.exchange else b"", entry.rendered or b"",
