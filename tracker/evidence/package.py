@@ -13,14 +13,13 @@ and by --verify, names the package.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
+import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import PurePosixPath
 from typing import IO, Any
 
 from tracker.store import now
@@ -197,25 +196,35 @@ def _verify(z: zipfile.ZipFile, source: str | IO[bytes]) -> Verified:
             problems.append(f"extra file: {name} (not in the manifest)")
     if not problems:
         # Every file holds: the zip around them must be the one they make, byte for byte.
-        rebuilt = io.BytesIO()
-        _zip(rebuilt, contents, raw)
-        actual = _whole(source)
-        if actual is None:
-            problems.append("the zip file cannot be read again to check its structure")
-        elif actual != rebuilt.getvalue():
-            at = next((i for i, (a, b) in enumerate(zip(actual, rebuilt.getvalue())) if a != b),
-                      min(len(actual), len(rebuilt.getvalue())))
-            problems.append(f"changed zip structure: byte {at} of the file differs from the package its files "
+        with tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024) as rebuilt:
+            _zip(rebuilt, contents, raw)
+            rebuilt.seek(0)
+            differs = _first_difference(source, rebuilt)
+        if differs is not None:
+            problems.append(f"changed zip structure: byte {differs} of the file differs from the package its files "
                             "make (a header, date or the directory was changed)")
     return result
 
 
-def _whole(source: str | IO[bytes]) -> bytes | None:
+def _first_difference(source: str | IO[bytes], rebuilt: IO[bytes]) -> int | None:
+    """The offset of the first byte where the file and the rebuilt zip differ (None: they are equal)."""
     try:
-        if isinstance(source, (str, PurePosixPath)) or hasattr(source, "__fspath__"):
-            with open(source, "rb") as f:
-                return f.read()
-        source.seek(0)
-        return source.read()
-    except (OSError, ValueError, AttributeError):
-        return None
+        f = open(source, "rb") if not hasattr(source, "read") else source
+    except OSError:
+        return 0
+    try:
+        if f is source:
+            f.seek(0)
+        at = 0
+        while True:
+            a, b = f.read(_CHUNK), rebuilt.read(_CHUNK)
+            if a != b:
+                return at + next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            if not a:
+                return None
+            at += len(a)
+    except (OSError, ValueError):
+        return 0
+    finally:
+        if f is not source:
+            f.close()
