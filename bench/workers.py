@@ -2,8 +2,9 @@
 real Celery worker processes, with pages/s for each and whether the matches are identical.
 
     .venv/bin/python bench/workers.py [--novels N] [--chapters-per-novel C] [--pages P]
-                                      [--workers 1,2] [--broker URL] [--redis-url URL]
-                                      [--seed S] [--corpus PATH] [--embedded] [--keep DIR]
+                                      [--workers 1,2] [--layout apart|one] [--repeat R]
+                                      [--broker URL] [--redis-url URL] [--seed S]
+                                      [--corpus PATH] [--embedded] [--keep DIR]
 
 Originals: the registered first halves of N simplified novels and of 儒林外史 (traditional),
 registered as one work each with `register_work`, once, into a template FPT_HOME (the
@@ -27,7 +28,9 @@ Each run has its own copy of the store and its own key prefix in the Redis index
 every key where the Redis index samples them (Settings.index_params), so its candidates, and
 a few matches, may differ: a comparison of index parameters, not of workers.
 
-The matches of every run are compared with the in-process run's: the set of (page, chapter,
+Each run is made --repeat times (3), each on a fresh copy; the fastest is shown (the machine
+may be busy with other work: the load average before and after is in the header), and every
+repeat is compared. The matches of every run are compared with the in-process run's: the set of (page, chapter,
 verdict), the page outcomes, and every score (similarity, containment, page share, the
 per-channel scores), which must be equal, not close. The Redis keys of the runs and the
 broker queues are deleted at the end. The table goes to stdout and
