@@ -72,11 +72,26 @@ class Scheduler(RedisScheduler):
 
     @classmethod
     def from_crawler(cls, crawler):
-        instance = super().from_crawler(crawler)
+        try:
+            instance = super().from_crawler(crawler)
+        except FAILURES as e:  # no client: the spider is closed as soon as it opens (see open)
+            instance = cls._without_server(crawler)
+            instance.failed = explain(e, crawler.settings.get("REDIS_URL"))
+            instance.stats.set_value(FRONTIER_ERROR, instance.failed)
         instance.crawler = crawler
         instance.url = crawler.settings.get("REDIS_URL")
         spool = crawler.settings.get(SPOOL)
         instance.spool = Path(spool) if spool else None
+        return instance
+
+    @classmethod
+    def _without_server(cls, crawler):
+        """A scheduler with no client, failed from the start: what it is given waits for the spool."""
+        settings = crawler.settings
+        instance = cls(server=None, persist=True, queue_key=settings.get("SCHEDULER_QUEUE_KEY"),
+                       queue_cls=settings.get("SCHEDULER_QUEUE_CLASS"),
+                       dupefilter_key=settings.get("SCHEDULER_DUPEFILTER_KEY"))
+        instance.stats = crawler.stats
         return instance
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -96,6 +111,9 @@ class Scheduler(RedisScheduler):
         if not self.df:
             self.df = RFPDupeFilter(self.server, key=self.dupefilter_key % {"spider": spider.name},
                                     debug=spider.settings.getbool("DUPEFILTER_DEBUG"))
+        if self.failed:  # Redis failed when this scheduler was made
+            self._stop()
+            return
         try:
             waiting = len(self.queue)
         except FAILURES as e:
@@ -163,23 +181,27 @@ class Scheduler(RedisScheduler):
         log.info("the shared frontier stopped: %s", self.failed)
         if self.stats:
             self.stats.set_value(FRONTIER_ERROR, self.failed)
+        self._stop()
+
+    def _stop(self) -> None:
+        """Close the spider as REDIS_DOWN, in a task of its own (the engine may be calling this scheduler)."""
         try:
             engine = self.crawler.engine
         except (AttributeError, RuntimeError):  # a scheduler used without a running crawl
             return
         from scrapy.utils.defer import deferred_from_coro
 
-        # A task of its own: the engine is in the middle of asking this scheduler for a request.
         closing = deferred_from_coro(engine.close_spider_async(reason=REDIS_DOWN))
         closing.addErrback(lambda f: log.debug("closing after the Redis failure: %s", f.value))
 
     def _keep_waiting(self) -> None:
         """Give Redis the requests it could not take, or write them to the spool for the next run."""
         try:
-            for request in list(self.waiting):
+            for request in list(self.waiting) if self.server is not None else ():
                 self._push(request)
                 self.waiting.remove(request)
-            return
+            if not self.waiting:
+                return
         except FAILURES:
             pass
         if self.spool is None:

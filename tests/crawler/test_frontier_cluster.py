@@ -342,6 +342,29 @@ def test_redis_out_of_memory_during_a_crawl_pauses_with_one_line_and_resumes(own
     assert {p for p, n in site.hits.items() if n > 1} <= {"/robots.txt"}
 
 
+FAIL_ON_OPEN = """
+import sys
+from tracker.redis_client import RedisUnavailable
+import crawler.redis_frontier
+
+def refuse(url, **_):
+    raise RedisUnavailable("Redis went away: start it again")
+
+crawler.redis_frontier.Connect.from_url = staticmethod(refuse)
+from crawler.cli import crawl
+crawl(sys.argv[1:], prog_name="python -m crawler")
+"""
+
+
+def test_redis_failing_when_the_frontier_opens_pauses_with_one_line(on_single):
+    """Between joining the job and opening the frontier: Scrapy would log a traceback of its own."""
+    r = subprocess.run([sys.executable, "-c", FAIL_ON_OPEN, "http://127.0.0.1:9/", *CRAWL],
+                       env={**os.environ, **on_single.to_env()}, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if x.strip()]
+    assert line.startswith("paused: Redis went away: start it again; then run the same command again")
+
+
 def test_a_frontier_that_cannot_be_cleared_is_one_message(tmp_path):
     settings = Settings.load({"FPT_HOME": str(tmp_path), "FPT_REDIS_URL": "redis://127.0.0.1:9"})
     with pytest.raises(FrontierUnavailable, match="127.0.0.1:9"):
