@@ -11,8 +11,10 @@ by fingerprint.html.drop_hidden, as simtool does on files.
 
 Real sites need rules that no list of sites or phrases keeps up with; crawler.extraction holds
 them, each judged by shape: per-paragraph comment counters, translators' note boxes and the
-reader's control panels (font and colour buttons) leave the tree before density looks (furniture.py); calls to action, load banners, note lines,
-addresses on any top-level domain and lines a page repeats leave the text (lines.py); and a
+reader's control panels (font and colour buttons) leave the tree before density looks
+(furniture.py); calls to action, load banners, note lines, addresses on any top-level
+domain and lines a page repeats leave the text (lines.py); the heading a site repeats at
+the top of the text goes with the title (titles.py); and a
 page that holds a whole work gives each chapter (chapters.py, Extracted.chapters).
 The extractor's own steps live there too, each module named after what it holds: the
 main-text choice (density.py), the chapter title (titles.py), chapters split over pages

@@ -7,7 +7,8 @@
 - translator lines: "TL note: ...", "T/N: ...", "译者注：...";
 - site addresses on any top-level domain, written with spaces or full-width dots ("ｂｉｑｕｇｅ。ｘｙｚ",
   "w w w . x x . c l u b"), which the known-domain pattern misses;
-- lines that recur three times or more in one page (a site's slogan between paragraphs).
+- lines that recur three times or more in one page (a site's slogan between paragraphs), in
+  English only when they ask for an act or name an address (a story repeats its refrains).
 
 Every pattern bounds its repeats and every test reads a line a constant number of times.
 """
@@ -144,17 +145,27 @@ def has_site_address(sentence: str) -> bool:
 _SENTENCE_END = re.compile(r"[。！？：；…」”』!?:;.]\s*$")
 
 
+# "From: Scott", "张三：你在吗": a label and its value head a message or a letter in the story.
+_LABEL = re.compile(r"[^:：\s]{1,20}\s*[:：]\s*\S")
+
+
 def recurring(lines: list[str], times: int = 3) -> set[str]:
-    """Short lines of words (not dialogue, not ornaments) that a page repeats `times` or more."""
+    """Short lines of words (not dialogue, not ornaments) that a page repeats `times` or more.
+
+    English stories repeat short lines of their own (a refrain, "Speak your mind"; the
+    headers of a chat, "From: Scott"): a Latin line counts only when it asks for an act on
+    the site or names an address, and no line of a label and its value counts."""
     counts = Counter(line for line in lines if 6 <= _visible(line) <= 60 and not _NARRATIVE.search(line)
-                     and not _SENTENCE_END.search(line))
+                     and not _SENTENCE_END.search(line) and not _LABEL.match(line))
     out = set()
     for line, n in counts.items():
         if n < times:
             continue
         letters = _CJK.findall(line) + _LATIN.findall(line)
         # Words, not an ornament: "oooooooooooo" and "*~*~*" separate scenes in the story.
-        if len(letters) * 2 >= _visible(line) and len(set(letters)) >= 4:
+        if len(letters) * 2 < _visible(line) or len(set(letters)) < 4:
+            continue
+        if _CJK.search(line) or _ACTION.search(line) or has_site_address(line):
             out.add(line)
     return out
 
@@ -168,7 +179,8 @@ def footnote_marks(lines: list[str]) -> tuple[set[int], set[str]]:
     """(indexes of note lines, their marks) for notes written as plain text.
 
     A line that starts with "[n]" is a note when an earlier line carries the same "[n]" as a
-    reference: both the note and the marks in the prose are the translator's, not the story's."""
+    reference: both the note and the marks in the prose are the translator's, not the story's;
+    so is an unmarked one in the same run of note lines."""
     starts: dict[str, int] = {}
     for i, line in enumerate(lines):
         m = _NOTE_START.match(line)
@@ -186,6 +198,16 @@ def footnote_marks(lines: list[str]) -> tuple[set[int], set[str]]:
     notes = {i for i, line in enumerate(lines)
              if (m := _NOTE_START.match(line)) and "".join(m.group(1).split()) in referenced
              and i >= min(starts[k] for k in referenced)}
+    if notes:
+        # A note the prose forgot to mark sits in the run of marked ones ("[1] …", "[2] …", "[3] …"):
+        # the run, blank lines aside, is the translator's list.
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        for a, b in zip(filled, filled[1:]):
+            if a in notes and b not in notes and _NOTE_START.match(lines[b]):
+                notes.add(b)
+        for a, b in zip(reversed(filled[1:]), reversed(filled[:-1])):
+            if a in notes and b not in notes and _NOTE_START.match(lines[b]):
+                notes.add(b)
     return notes, referenced
 
 

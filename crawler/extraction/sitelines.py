@@ -44,7 +44,9 @@ _BRACKETED_SLACK = 30
 _DOMAIN_RESIDUE_MIN = 20  # a sentence with a domain and fewer letters of its own is a watermark
 _NAV_TOKEN = re.compile(
     r"上一[章页頁回节]|下一[章页頁回节]|(?:返回|回到)?(?:章节)?目[录錄]|返回书页|返回列表|加入书签|投推荐票|"
-    r"(?:回到|返回)顶部|首页|书架"
+    r"(?:回到|返回)顶部|首页|书架|"
+    r"\b(?:previous|prev|next)\s+(?:chapter|page)\b|\btable\s+of\s+contents\b|\bback\s+to\s+(?:the\s+)?(?:top|index)\b",
+    re.I,
 )
 _NAV_FILLER = re.compile(r"[\s←→<>«»|｜\-–—·:：\[\]【】()（）]")
 _MARKER_LINE = re.compile(

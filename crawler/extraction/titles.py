@@ -67,6 +67,11 @@ _HEADING_LINE_MAX = 60  # visible characters: a heading, not a paragraph that na
 _NUMBERS = re.compile(r"\d+")
 _LEADING_NUMBER = re.compile(r"\s*\d{1,5}\s*[.、:：]\s*")  # "1. Good Morning Brother", "22.第22章"
 _SENTENCE_END = re.compile(r"[。！？.!?…”」』\"]\s*$")
+# A chapter number anywhere in a heading ("Chapter 1: Chapter 1 Mom…" carries two).
+_MARKER = re.compile(r"第\s*[0-9０-９零〇○一二两三四五六七八九十百千万]+\s*[章回节節卷]|\bchapter\s+(?:\d+|[ivxlcdm]+)\b",
+                     re.I)
+_WORDS_MIN = 4  # letters of a heading's own words that must read in a title
+_DIGITS = re.compile(r"\d+")
 
 
 def _key(text: str) -> str:
@@ -84,13 +89,16 @@ def without_heading_lines(text: str, title: str, page_title: str = "") -> str:
     Sites put the heading at the top of the chapter's block ("第13章  应聘工作", or "Chapter 001"
     then "Good Morning Brother" under "1. Good Morning Brother"). A top line goes when it carries
     a chapter number and reads whole in the title or the page title (or is a bare "Chapter 001"
-    whose number the title carries), or, right after such a line, when it is the title's words
-    without the number and no sentence. A heading without a number stays (an article's <h1>
+    whose number the title carries), when it carries a number the title carries and its words
+    read in a title's ("AST 0101 – A Quiet Beauty"), or, right after such a line, when it is the
+    title's words without the number and no sentence. A heading without a number stays (an article's <h1>
     "雨夜" heads its own text), and so does a sentence ("天黑，别出门。" under "第一章 天黑别出门"
     is the story's first). The first line that is none of these ends the look."""
     if not title and not page_title:
         return text
     keys = [k for k in (_key(title), _key(page_title)) if k]
+    unnumbered = [k for k in (_key(_MARKER.sub("", title)), _key(_MARKER.sub("", page_title))) if k]
+    wordings = [_DIGITS.sub("", k) for k in unnumbered]
     numbers = _numbers(title) | _numbers(page_title)
     bare_title = _key(_LEADING_NUMBER.sub("", CHAPTER_HEADING.sub("", title), count=1))
     lines = text.split("\n")
@@ -100,13 +108,20 @@ def without_heading_lines(text: str, title: str, page_title: str = "") -> str:
         if not k or len(k) > _HEADING_LINE_MAX:
             break
         if CHAPTER_HEADING.search(line):
-            rest = _key(CHAPTER_HEADING.sub("", line))
-            # Whole in a title; or the same words under a number written another way ("第45章 雪夜"
-            # under "第四十五章 雪夜"); or a bare number the title carries.
-            if any(k in t for t in keys) or rest and rest == bare_title or not rest and _numbers(line) & numbers:
+            rest = _key(_MARKER.sub("", line))
+            # Whole in a title; or its words, numbers aside, in one ("第45章 雪夜" under "第四十五章
+            # 雪夜", "Chapter 1: Chapter 1 Mom is…" under "… - Chapter 1 Mom is… | Site"); or a bare
+            # number the title carries.
+            if any(k in t for t in keys) or len(rest) >= _WORDS_MIN and any(rest in t for t in unnumbered) \
+                    or rest and rest == bare_title or not rest and _numbers(line) & numbers:
                 drop += 1
                 continue
         elif drop and len(k) >= 2 and k == bare_title and not _SENTENCE_END.search(line):
+            drop += 1
+            continue
+        elif _numbers(line) & numbers and len(words := _DIGITS.sub("", k)) >= _WORDS_MIN \
+                and any(words in w for w in wordings):
+            # The number written the site's way: "AST 0101 – A Quiet Beauty" under "AST - Chapter 101 - A Quiet Beauty".
             drop += 1
             continue
         break

@@ -157,6 +157,16 @@ def test_a_line_a_page_repeats_between_paragraphs_is_dropped():
     assert recurring(["湘云忙联道：", "百里奚，五羊皮！"] * 4) == set()  # sentences the story repeats
 
 
+def test_refrains_and_message_headers_the_story_repeats_stay():
+    refrain = "Speak your mind"  # a song's line between its verses
+    text = "\n".join(x for line in EN for x in (line, refrain))
+    assert remove_site_lines(text) == text
+    chat = "\n".join(x for line in EN for x in ("From: Mara", "To: Ansel", line))
+    assert remove_site_lines(chat) == chat
+    assert recurring(["林舟：你到了吗"] * 4) == set()
+    assert recurring(["Please vote for this story"] * 3) == {"Please vote for this story"}
+
+
 # ----------------------------------------------------------------------------- whole-work pages
 
 
@@ -233,6 +243,30 @@ def test_a_numbered_heading_and_its_words_at_the_top_are_the_title():
     head = "<p style='text-align:center'><strong>Chapter 003<br></strong><strong>The Mill</strong></p>"
     body = f"<h1>3. The Mill</h1><div class='chapter-content'>{head}{paragraphs(EN)}</div>"
     assert extract(page(body, "3. The Mill - River Tales"), URL).text.split("\n") == EN
+
+
+def test_a_heading_that_numbers_the_chapter_twice_is_the_title():
+    head = "<h4>Chapter 7: Chapter 7 The Mill at Night</h4><p>Chapter 7 The Mill at Night</p>"
+    body = f"<h1>River Tales</h1><div id='article'>{head}{paragraphs(EN)}</div>"
+    title = "River Tales - Chapter 7 The Mill at Night | Some Novel Site"
+    assert extract(page(body, title), URL).text.split("\n") == EN
+
+
+def test_a_heading_with_the_number_written_the_sites_way_is_the_title():
+    body = f"<div id=content><p>RT 0007 – The Mill at Night</p>{paragraphs(EN)}</div>"
+    assert extract(page(body, "RT - Chapter 7 - The Mill at Night - Some Site"), URL).text.split("\n") == EN
+
+
+def test_english_navigation_lines_inside_the_chapter_are_dropped():
+    body = f"<div class=fr-view><p>Previous Chapter</p>{paragraphs(EN)}<p>Next Chapter</p></div>"
+    assert extract(page(body, "The Mill - River Tales"), URL).text.split("\n") == EN
+    assert remove_site_lines("He turned to the next chapter of the ledger.") == "He turned to the next chapter of the ledger."
+
+
+def test_an_unmarked_note_in_a_run_of_marked_notes_is_a_note():
+    prose = [EN[0] + "[1]", EN[1], EN[2] + "[3]"]
+    notes = ["[1] a game in his old world.", "[2] a term of endearment.", "[3] a measure of distance."]
+    assert remove_site_lines("\n".join(prose + [""] + notes)).split("\n") == EN[:3]
 
 
 @pytest.mark.parametrize("first", ["天黑，别出门。", "雪夜"])
