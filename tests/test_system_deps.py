@@ -137,3 +137,19 @@ def test_the_docker_image_installs_the_crawlers_packages_from_the_same_list():
     listed = [line.split() for line in (ROOT / "scripts" / "system-packages").read_text(encoding="utf-8").splitlines()
               if line.strip() and not line.startswith("#")]
     assert any(package == "chromium" and "crawl" in used_by.split(",") for _, package, used_by, *_ in listed)
+
+
+def test_a_font_is_present_when_fontconfig_lists_one_for_its_language(fake, tmp_path):
+    run, calls, bin_dir = fake
+    (tmp_path / "packages").write_text("font:zz   pkg-font   test   a font of language zz\n", encoding="utf-8")
+    # fc-list prints a font for :lang=zz only once the package is "installed" (a marker file)
+    marker = tmp_path / "font-installed"
+    (bin_dir / "fc-list").write_text(f'#!/bin/sh\n[ "$1" = ":lang=zz" ] && [ -e {marker} ] && echo "/f.ttc: Font"\n'
+                                     "exit 0\n", encoding="utf-8")
+    (bin_dir / "fc-list").chmod(0o755)
+    not_root = run("test", uid=1000)
+    assert "missing system packages: pkg-font" in not_root.stderr
+    marker.write_text("")
+    done = run("test", uid=1000)
+    assert done.stderr.strip() == "system packages for test: all present (pkg-font)"
+    assert not calls.exists()
