@@ -97,7 +97,7 @@ def frontier_ops(url: str, n: int, prefix: str) -> dict[str, str]:
     from scrapy_redis.queue import PriorityQueue
 
     from crawler.redis_frontier import Scheduler
-    from tracker.redis_client import connect, explain
+    from tracker.redis_client import connect, explain, is_cluster
 
     client = connect(url)
     crawler = get_crawler(Spider, {})
@@ -132,7 +132,7 @@ def frontier_ops(url: str, n: int, prefix: str) -> dict[str, str]:
             run()
             out[name] = f"{n / (time.perf_counter() - t0):,.0f}"
         except Exception as e:  # noqa: BLE001 - shown in the table: the shipped queue's MULTI on a cluster
-            out[name] = "fails: " + explain(e, url).split(";")[0]
+            out[name] = "fails: " + explain(e, url, cluster=is_cluster(client)).split(";")[0]
     client.close()
     return out
 

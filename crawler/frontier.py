@@ -147,16 +147,16 @@ def redis_client(settings: Settings) -> Any:
         raise FrontierUnavailable(str(e)) from None
 
 
-def redis_call(settings: Settings, call, *args: Any) -> Any:
-    """`call(*args)`, a Redis failure turned into FrontierUnavailable with its cause and fix."""
+def redis_call(settings: Settings, client: Any, command: str, *args: Any) -> Any:
+    """`client.<command>(*args)`, a Redis failure turned into FrontierUnavailable with its cause and fix."""
     import redis
 
-    from tracker.redis_client import explain
+    from tracker.redis_client import explain, is_cluster
 
     try:
-        return call(*args)
+        return getattr(client, command)(*args)
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as e:
-        raise FrontierUnavailable(explain(e, settings.redis_url)) from None
+        raise FrontierUnavailable(explain(e, settings.redis_url, cluster=is_cluster(client))) from None
 
 
 def clear_frontier(settings: Settings, job: str) -> None:
@@ -164,7 +164,7 @@ def clear_frontier(settings: Settings, job: str) -> None:
     if settings.redis_url:
         keys = redis_keys(settings, job)
         # One slot (the job's hash tag): one DEL on a cluster too.
-        redis_call(settings, redis_client(settings).delete, keys["requests"], keys["seen"], keys["held"],
+        redis_call(settings, redis_client(settings), "delete", keys["requests"], keys["seen"], keys["held"],
                    keys["joined"])
         spools = spool_files(settings, job)
         for kind in ("requests", "held"):
@@ -180,7 +180,8 @@ def pending(settings: Settings, job: str) -> bool:
         spools = spool_files(settings, job)
         if spools["requests"].exists() or spools["held"].exists():
             return True
-        return bool(redis_call(settings, redis_client(settings).exists, keys["requests"], keys["seen"], keys["held"]))
+        found = redis_call(settings, redis_client(settings), "exists", keys["requests"], keys["seen"], keys["held"])
+        return bool(found)
     return job_dir(settings, job).is_dir()
 
 
@@ -205,7 +206,7 @@ class Membership:
         FrontierUnavailable when it cannot be used."""
         if self.settings.redis_url:
             key = redis_keys(self.settings, self.job)["crawlers"]
-            redis_call(self.settings, self.client.zadd, key, {self.id: time.time()})
+            redis_call(self.settings, self.client, "zadd", key, {self.id: time.time()})
             self._last_beat = time.time()
             self._forget_left()
             return
@@ -264,5 +265,5 @@ class Membership:
         except FileNotFoundError:
             return
         if left:
-            redis_call(self.settings, self.client.zrem, redis_keys(self.settings, self.job)["crawlers"], *left)
+            redis_call(self.settings, self.client, "zrem", redis_keys(self.settings, self.job)["crawlers"], *left)
         path.unlink(missing_ok=True)

@@ -25,7 +25,7 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler as RedisScheduler
 
-from tracker.redis_client import RedisUnavailable, connect, explain
+from tracker.redis_client import RedisUnavailable, connect, explain, is_cluster
 
 from .frontier import FRONTIER_ERROR, REDIS_DOWN, add_to_spool, take_spool
 
@@ -177,7 +177,7 @@ class Scheduler(RedisScheduler):
     def _fail(self, e: BaseException) -> None:
         if self.failed:
             return
-        self.failed = explain(e, self.url)
+        self.failed = explain(e, self.url, cluster=is_cluster(self.server))
         log.info("the shared frontier stopped: %s", self.failed)
         if self.stats:
             self.stats.set_value(FRONTIER_ERROR, self.failed)
