@@ -123,6 +123,17 @@ def test_create_celery_configuration(settings):
         assert StoreError in task.autoretry_for
 
 
+def test_task_names_stay_those_deployments_route_and_schedule(settings):
+    # Routing rules, beat entries and queued messages name the tasks; moving code must not rename them.
+    app = create_celery(settings)
+    names = {"tracker.tasks.process_page", "tracker.tasks.process_image", "tracker.tasks.register_chapter",
+             "tracker.tasks.reindex", "tracker.tasks.daily"}
+    assert {n for n in app.tasks if n.startswith("tracker.")} == names
+    assert set(app.conf.task_annotations) == names
+    assert app.conf.task_default_queue == "fptrack"
+    assert tasks.process_page.name == "tracker.tasks.process_page" and tasks.daily.name == "tracker.tasks.daily"
+
+
 def test_bad_recrawl_hour_is_a_settings_error(tmp_path):
     with pytest.raises(SettingsError, match="FPT_RECRAWL_HOUR"):
         create_celery(Settings.load({"FPT_HOME": str(tmp_path), "FPT_RECRAWL_HOUR": "24"}))
