@@ -51,6 +51,7 @@ from fingerprint.image import media_type
 
 from ..counts import count
 from ..extract import Extracted, extract, is_chapter_text
+from ..extraction.sitememory import SiteLines
 from ..items import ImageItem, PageItem
 from ..middlewares.conditional import CONDITIONAL, IMAGE, made_by
 from ..middlewares.encoding import FORCE_ENCODING, SITE
@@ -106,6 +107,7 @@ class NovelSpider(scrapy.Spider):
         self._sitemap_urls: dict[str, int] = {}  # per site: URLs taken from its sitemaps
         self._robots_read: set[str] = set()  # site roots whose robots.txt gave its sitemaps
         self._images: dict[str, set[str]] = {}  # per site: image URLs requested in this crawl
+        self._site_lines = SiteLines()  # per site: lines it repeats on many pages, dropped from the next
 
     @classmethod
     def from_crawler(cls, crawler, *args: Any, **kwargs: Any):
@@ -284,7 +286,7 @@ class NovelSpider(scrapy.Spider):
 
     def _chapter(self, response: Response, site: SiteRules, ex: Extracted,
                  parts: list[tuple[str, str, str]]) -> Iterator[Any]:
-        parts = [*parts, (response.url, ex.title, ex.text)]
+        parts = [*parts, (response.url, ex.title, self._site_lines.clean_and_learn(site.name, ex.text))]
         nxt = normalize_url(ex.next_part) if ex.next_part else ""
         lone, joined = self._parts_state()
         while nxt in lone and nxt not in {u for u, _, _ in parts} and len(parts) < MAX_PARTS:
