@@ -20,9 +20,6 @@ PACKAGES = ("fingerprint", "tracker", "crawler", "web")
 #: Cycles known and waiting for their fix, as the sorted modules of the cycle -> why it is
 #: still there. The test fails when one of them is gone, so that its entry is removed too.
 PENDING: dict[tuple[str, ...], str] = {
-    ("tracker.context", "tracker.images", "tracker.pipeline"):
-        "tracker.images takes pipeline.tally and pipeline takes images.check_image; context "
-        "loads images.load_image_index; to be cut in images.py / pipeline.py by their owner",
 }
 
 

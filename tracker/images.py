@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from fingerprint.errors import InputError
@@ -18,8 +19,11 @@ from fingerprint.image import ImageFingerprint, fingerprint_image, is_image, med
 from fingerprint.image_index import ImageIndex
 from fingerprint.sources import image_files
 
-from .context import Context
 from .store import ImageMatch, NotFound, WorkImage
+from .tally import tally
+
+if TYPE_CHECKING:  # only in annotations: the context loads this module's index
+    from .context import Context
 
 #: Largest image kept, registered or crawled (a cover is rarely over 1 MB; MongoDB holds 16 MB a document).
 MAX_IMAGE_BYTES = 8 * 2**20
@@ -136,7 +140,6 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
 def process_queued_images(ctx: Context, *, limit: int | None = None,
                           each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
     """Process the queued page images in this process; counts by outcome."""
-    from .pipeline import tally
 
     return tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)],
                  lambda key: process_image(ctx, key), each)

@@ -23,6 +23,7 @@ from .context import Context
 from .fingerprints import pack_keys, params_of
 from .names import clean_site_name
 from .images import check_image
+from .tally import tally  # noqa: F401  (pipeline.tally: processed pages counted by outcome)
 from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
 
 EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
@@ -126,19 +127,6 @@ def process_queued(ctx: Context, *, limit: int | None = None,
     retried by the daily task while they have attempts left.)"""
     return tally([p.key for p in ctx.store.pages(status="queued", limit=limit)], lambda key: process_page(ctx, key),
                  each)
-
-
-def tally(keys: Iterable[str], process: Callable[[str], Any], each: Callable[[Any], None] | None = None
-          ) -> dict[str, int]:
-    """Run `process` on each key; counts by outcome ("done", "failed", ...) and of the matches made."""
-    counts = {"done": 0, "failed": 0, "matches": 0}
-    for key in list(keys):
-        r = process(key)
-        counts[r.status] = counts.get(r.status, 0) + 1
-        counts["matches"] += len(r.matches)
-        if each:
-            each(r)
-    return counts
 
 
 def reindex(ctx: Context, *, refingerprint: bool = False, progress: Callable[[Iterable], Iterable] | None = None) -> int:
