@@ -82,6 +82,7 @@ def drop_counters(root) -> int:
 _SCRIPT_HREF = re.compile(r"\s*(?:javascript:|#\s*$)", re.I)
 _CONTROLS_MIN = 2  # one script link in a block is a button beside text; two or more with little else, a panel
 _CONTROL_LABELS_MAX = 30  # visible characters of the panel's own labels ("选择字体大小：")
+_PANEL_TAGS = frozenset(("div", "ul", "ol", "dl", "table", "tr", "td", "section", "center"))
 
 
 def _runs_script(a) -> bool:
@@ -111,7 +112,7 @@ def drop_controls(root, lengths: tuple[dict, dict] | None = None) -> int:
         scripts[el] = s
 
     def panel(el) -> bool:
-        if el.tag not in BLOCK_TAGS or el.tag in ("body", "html"):
+        if el.tag not in _PANEL_TAGS:  # a paragraph with two script links is still the story's
             return False
         n = links.get(el, 0)
         return n >= _CONTROLS_MIN and scripts.get(el, 0) == n \

@@ -231,6 +231,10 @@ def test_script_links_inside_a_chapter_keep_the_chapter():
     report = '<p><a href="javascript:report(7);">『报错』</a> <a href="javascript:mark(7);">『书签』</a></p>'
     body = f'<div id="box">{report}{loose(ZH)}{report}</div>'
     assert extract(page(body), URL).text.split("\n") == ZH
+    # A short paragraph with two script links (pop-up notes) is still a paragraph of the story.
+    short = '<p>他抬头看<a href="javascript:;" onclick="note(1)">匾</a>与<a href="javascript:;">联</a>。</p>'
+    text = extract(page(f"<div id=text>{paragraphs(ZH[:3])}{short}{paragraphs(ZH[3:])}</div>"), URL).text
+    assert "他抬头看匾与联。" in text
 
 
 def test_a_heading_repeated_at_the_top_of_the_text_is_the_title():
