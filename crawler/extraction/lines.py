@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections import Counter
 
-__all__ = ["is_site_line", "has_site_address", "narrates", "recurring", "footnote_marks"]
+__all__ = ["is_banner", "is_site_line", "has_site_address", "narrates", "recurring", "footnote_marks"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -71,6 +71,11 @@ _WEB_START = re.compile(r"(?:https?://|www\.)")
 _DOTS = str.maketrans({"。": ".", "．": ".", "｡": ".", "点": ".", "點": "."})
 _ADDRESS_LINE_MAX = 80  # squeezed characters: a watermark sentence, not a paragraph that names a site
 _RESIDUE_MAX = 20  # letters of its own next to an address: fewer, and the sentence is the watermark
+
+
+def is_banner(text: str) -> bool:
+    """True when `text` says the content failed to load, or asks for another browser or setting."""
+    return bool(_LOAD_FAILED.search(text) or _SCRIPTING.search(text) and _ENABLE.search(text))
 
 
 def narrates(text: str) -> bool:

@@ -6,7 +6,15 @@ import re
 import unicodedata
 
 from crawler.extraction.letters import CJK, LATIN, visible
-from crawler.extraction.lines import footnote_marks, has_site_address, is_site_line, narrates, recurring, without_marks
+from crawler.extraction.lines import (
+    footnote_marks,
+    has_site_address,
+    is_banner,
+    is_site_line,
+    narrates,
+    recurring,
+    without_marks,
+)
 
 __all__ = ["remove_site_lines"]
 
@@ -104,6 +112,7 @@ def _clean_line(line: str) -> str:
         return ""
     if is_site_line(line):  # calls to action, load banners, translator notes
         return ""
+    line = _without_bracketed_banners(line)
     wide = _FULL_WIDTH_LETTER.search(line)
     if not (_STRONG.search(line) or _DOMAIN.search(unicodedata.normalize("NFKC", line) if wide else line)
             or _ADDRESS_HINT.search(line) or (CJK.search(line) and _SPACED_ADDRESS_HINT.search(line))):
@@ -111,6 +120,10 @@ def _clean_line(line: str) -> str:
     kept = []
     for sentence in _address_sentences(_SENTENCE_END.split(line)):
         if not sentence or _STRONG.search(sentence):
+            continue
+        # A site's own sentence with its address alone in brackets: "本文来自 轻小说文库(http://x.com)".
+        own_address = _DOMAIN.search(unicodedata.normalize("NFKC", sentence))
+        if own_address and _bracketed_alone(sentence, own_address) and _site_sentence(sentence, own_address):
             continue
         # A bracketed domain is a watermark glued to a paragraph: "（笔趣阁 www.x.com）陈守义坐在…"
         sentence = _without_bracketed_domains(sentence)
@@ -128,6 +141,13 @@ def _clean_line(line: str) -> str:
 _CLAUSE_MARK = re.compile(r"[\s，,、：:；;。！？!?（）()【】\[\]]")
 
 
+def _bracketed_alone(sentence: str, address) -> bool:
+    """True when `address` (a match in the NFKC form of `sentence`) is all its brackets hold."""
+    text = unicodedata.normalize("NFKC", sentence)
+    start, end = address.start(), address.end()
+    return start > 0 and end < len(text) and text[start - 1] in "（(【[" and text[end] in "）)】]"
+
+
 def _site_sentence(sentence: str, address) -> bool:
     """True for a short CJK sentence of the site's own that an address is a clause of.
 
@@ -141,6 +161,18 @@ def _site_sentence(sentence: str, address) -> bool:
     before, after = text[: address.start()], text[address.end():]
     return (not before.strip() or bool(_CLAUSE_MARK.match(before[-1]))) and \
         (not after.strip() or bool(_CLAUSE_MARK.match(after[0])))
+
+
+# A bracketed stretch of up to 60 characters with no bracket inside: "（內容加載失敗！請重載或更換瀏覽器）".
+_BRACKETED_STRETCH = re.compile(r"[（(【\[]([^（()）【】\[\]\n]{1,60})[）)】\]]")
+
+
+def _without_bracketed_banners(line: str) -> str:
+    """`line` without the load banners a site glued to a paragraph in brackets:
+    "……擺設並不豪華。……（內容加載失敗！請重載或更換瀏覽器）" keeps its sentence."""
+    if not is_banner(line):  # most lines: no banner words at all, no bracket scan
+        return line
+    return _BRACKETED_STRETCH.sub(lambda m: "" if is_banner(m.group(1)) else m.group(), line).strip()
 
 
 def _address_sentences(sentences: list[str]) -> list[str]:

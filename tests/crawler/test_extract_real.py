@@ -290,6 +290,19 @@ def test_a_plea_in_a_link_and_an_address_sentence_after_the_chapter_are_dropped(
     assert extract(page(body), URL).text.split("\n") == ZH
 
 
+def test_a_load_banner_glued_to_a_paragraph_in_brackets_is_cut():
+    line = ZH[4] + "……（內容加載失敗！請重載或更換瀏覽器）"
+    assert remove_site_lines("\n".join([*ZH[:4], line])).split("\n") == [*ZH[:4], ZH[4] + "……"]
+    kept = "他摇了摇头（那盏灯早就坏了），转身走进雨里。"
+    assert remove_site_lines(kept) == kept
+
+
+@pytest.mark.parametrize("line", ["本文来自 某某文库(http://www.mouwenku.com)",
+                                  "最新最全的轻小说 某某文库(http://www.mouwenku.com) 为你一网打尽！"])
+def test_a_sites_sentence_with_its_address_alone_in_brackets_is_dropped(line):
+    assert remove_site_lines("\n".join([line, *ZH, line])).split("\n") == ZH
+
+
 def test_a_sentence_that_names_an_address_in_the_story_stays():
     line = "他在地址栏里输入了www.example.com，屏幕上跳出一行红字，她的脸色一下子就变了。"
     text = extract(page(f"<div id=content>{loose([*ZH, line])}</div>"), URL).text
@@ -334,6 +347,7 @@ HOSTILE_LINES = {
     "calls to action": (lambda n: "亲,点击进去,给个好评呗\n" * (n // 12), 20_000),
     "latin after full-width dots": (lambda n: "字。a" * (n // 3), 20_000),
     "full-width address pieces": (lambda n: "ｂ。ｘ" * (n // 3), 20_000),
+    "open brackets and a banner": (lambda n: "（字" * (n // 2) + "加载失败", 20_000),
 }
 
 
