@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .followup import Delivery, Event, Recheck, Subscription
+from .discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
 from .evidence import Evidence
 from .records import (
     Chapter,
@@ -459,8 +460,46 @@ class EvidenceStore(ABC):
         """Remove the evidence marked gone at or before `gone_before`; returns how many files."""
 
 
+class DiscoveryStore(ABC):
+    """Discovery runs, what each of their search queries found, and the URLs searches returned
+    (tracker.discovery)."""
+
+    @abstractmethod
+    def add_discovery_run(self, run: DiscoveryRun) -> DiscoveryRun:
+        """Record a run; returns it with its new id (never reused)."""
+
+    @abstractmethod
+    def update_discovery_run(self, run: DiscoveryRun) -> DiscoveryRun:
+        """Replace what run `run.id` holds (finished_at, outcome, counts, sites_added). Raises NotFound."""
+
+    @abstractmethod
+    def get_discovery_run(self, run_id: int) -> DiscoveryRun:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def discovery_runs(self, *, work: str | None = None, limit: int | None = 50) -> list[DiscoveryRun]:
+        """Runs, most recent first (then highest id)."""
+
+    @abstractmethod
+    def put_discovery_query(self, query: DiscoveryQuery) -> DiscoveryQuery:
+        """Insert or replace the query (run, n); ValueError for a bad kind or place."""
+
+    @abstractmethod
+    def discovery_queries(self, run_id: int) -> list[DiscoveryQuery]:
+        """A run's queries in their order."""
+
+    @abstractmethod
+    def add_discovered_urls(self, urls: Sequence[DiscoveredUrl]) -> list[str]:
+        """Remember URLs a search returned; returns those not seen before, in order. A URL seen
+        before keeps its first record."""
+
+    @abstractmethod
+    def seen_urls(self, urls: Sequence[str]) -> set[str]:
+        """Which of `urls` a search returned before."""
+
+
 class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore, FollowUpStore,
-            EvidenceStore):
+            EvidenceStore, DiscoveryStore):
     """Everything the system keeps."""
 
     # reports
