@@ -3,9 +3,10 @@ processes share it). One module per concern; `SQLiteStore` puts them together.""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, evidence, images, matches, notifications, originals, pages, sites
+from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites
 from .accounts import AccountsSQL
 from .connection import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteBase
+from .discovery import DiscoverySQL
 from .evidence import EvidenceSQL
 from .images import ImagesSQL
 from .matches import MatchesSQL
@@ -17,11 +18,11 @@ from .sites import SitesSQL
 
 __all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SQLiteStore"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery)
 
 
 class SQLiteStore(OriginalsSQL, PagesSQL, MatchesSQL, SitesSQL, AccountsSQL, ImagesSQL, NotificationsSQL,
-                  EvidenceSQL, ReportsSQL, SQLiteBase, Store):
+                  EvidenceSQL, DiscoverySQL, ReportsSQL, SQLiteBase, Store):
     """The store in one SQLite file (or ":memory:"). One connection per object; use an
     object from one thread at a time (a lock serialises calls if threads do share it),
     and open one object per process to share the file."""
