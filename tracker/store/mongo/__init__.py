@@ -4,9 +4,10 @@ the shard key of each collection and sets a sharded cluster up for the store."""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, evidence, images, matches, notifications, originals, pages, sites
+from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
+from .discovery import DiscoveryMongo
 from .evidence import EvidenceMongo
 from .images import ImagesMongo
 from .matches import MatchesMongo
@@ -18,11 +19,11 @@ from .sites import SitesMongo
 
 __all__ = ["MongoStore", "redact"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,
-                 NotificationsMongo, EvidenceMongo, ReportsMongo, MongoBase, Store):
+                 NotificationsMongo, EvidenceMongo, DiscoveryMongo, ReportsMongo, MongoBase, Store):
     """The store in a MongoDB database. `client` takes an existing client (tests pass
     mongomock.MongoClient()); otherwise one is made for `url`, failing within
     `timeout_ms` when no server answers."""
