@@ -45,9 +45,12 @@ SHARD_KEYS: dict[str, dict[str, Any]] = {
     "events": {"id": "hashed"},
     "deliveries": {"event": "hashed"},
     "rechecks": {"page": "hashed"},
+    "discovery_queries": {"run": "hashed"},
+    "discovered_urls": {"url": "hashed"},
 }
 # Small collections, left on the primary shard (sharding them buys nothing).
-UNSHARDED = frozenset({"evidence.files", "works", "sites", "crawl_runs", "users", "sessions", "counters", "subscriptions"})
+UNSHARDED = frozenset({"evidence.files", "works", "sites", "crawl_runs", "users", "sessions", "counters", "subscriptions",
+                        "discovery_runs"})
 
 NOT_INITIATED = 94  # NotYetInitialized: a mongod started with --replSet whose set was never initiated
 NO_REPLICATION = 76  # NoReplicationEnabled: a mongod started without --replSet
