@@ -14,6 +14,7 @@ from tracker.store.open import SQLITE_NAME, open_store
 from tracker.store.sqlite import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteStore
 
 from .store_contract import ReportContract, StoreContract, T0, chapter, fingerprint, match, page
+from .store_contract_discovery import DiscoveryContract
 from .store_contract_evidence import EvidenceContract, FileEvidenceContract
 from .store_contract_images import ImagesContract
 
@@ -25,7 +26,8 @@ def store(tmp_path):
     s.close()
 
 
-class TestSQLiteStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, FileEvidenceContract):
+class TestSQLiteStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, FileEvidenceContract,
+                      DiscoveryContract):
     pass
 
 
