@@ -17,6 +17,7 @@ from tracker.store.mongo import MongoStore, redact
 from tracker.store.open import open_store
 
 from .store_contract import T0, ReportContract, StoreContract, chapter, fingerprint, match, page
+from .store_contract_discovery import DiscoveryContract
 from .store_contract_evidence import EvidenceContract
 from .store_contract_images import ImagesContract
 
@@ -33,7 +34,7 @@ def store(client):
     s.close()
 
 
-class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract):
+class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, DiscoveryContract):
     pass
 
 
