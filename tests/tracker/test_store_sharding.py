@@ -17,12 +17,14 @@ from pymongo.errors import OperationFailure
 
 from tracker.store import CrawlRun, Site, StoreError, User, UserSession, Work
 from tracker.store.base import Store
+from tracker.store.discovery import DiscoveredUrl
 from tracker.store.followup import Delivery, Recheck
 from tracker.store.mongo import MongoStore
 from tracker.store.mongo import sharding
 from tracker.store.mongo.sharding import SHARD_KEYS, UNSHARDED, NotMongos, plan_problems, shard_key_fields
 
 from .store_contract import T0, ReportContract, StoreContract, at, chapter, fingerprint, match, page
+from .store_contract_discovery import DiscoveryContract, discovery_run, query
 from .store_contract_evidence import EvidenceContract, evidence
 from .store_contract_images import ImagesContract, image_match, page_image, work_image
 from .store_contract_notifications import NotificationsContract, event, subscription
@@ -225,7 +227,7 @@ def store(log):
 
 
 class TestContractOnShardedCollections(StoreContract, ReportContract, ImagesContract, NotificationsContract,
-                                       EvidenceContract):
+                                       EvidenceContract, DiscoveryContract):
     """Every contract test, with each operation it makes the store send checked in the
     `store` fixture's teardown."""
 
@@ -348,6 +350,14 @@ def exercise(s: Any) -> None:
     s.mark_evidence_gone(at(1))
     s.purge_evidence(at(2))
     s.delete_evidence("https://example.com/3")
+    run = s.add_discovery_run(discovery_run())
+    s.update_discovery_run(run)
+    s.get_discovery_run(run.id)
+    s.discovery_runs(work="山城旧事", limit=5)
+    s.put_discovery_query(query(run.id))
+    s.discovery_queries(run.id)
+    s.add_discovered_urls([DiscoveredUrl(url="https://example.com/4", site="example.com", run=run.id)])
+    s.seen_urls(["https://example.com/4"])
     s.counts()
     s.failures(limit=5)
     s.close()
