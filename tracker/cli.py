@@ -96,6 +96,7 @@ class LazyGroup(click.Group):
         "evidence": "web.evidence_cli:evidence",
         "recheck": "tracker.followup_cli:recheck",
         "notify": "tracker.followup_cli:notify",
+        "discover": "tracker.discovery_cli:discover",
     }
 
     def list_commands(self, ctx):
