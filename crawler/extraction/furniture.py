@@ -83,6 +83,10 @@ _SCRIPT_HREF = re.compile(r"\s*(?:javascript:|#\s*$)", re.I)
 _CONTROLS_MIN = 2  # one script link in a block is a button beside text; two or more with little else, a panel
 _CONTROL_LABELS_MAX = 30  # visible characters of the panel's own labels ("选择字体大小：")
 _PANEL_TAGS = frozenset(("div", "ul", "ol", "dl", "table", "tr", "td", "section", "center"))
+_TWO_SCRIPT_LINKS = etree.XPath(
+    "count(.//a[starts-with(translate(normalize-space(@href), 'JAVSCRIPT', 'javscript'), 'javascript:')"
+    " or normalize-space(@href) = '#' or (not(@href) and @onclick)]) >= 2"
+)
 
 
 def _runs_script(a) -> bool:
@@ -96,6 +100,8 @@ def drop_controls(root, lengths: tuple[dict, dict] | None = None) -> int:
     A panel is a block whose links all run a script, two or more of them, with at most a
     few labels of its own beside them: a chapter's block holds far more text, and a
     navigation bar's links lead to pages. `lengths` is fingerprint.html._text_lengths(root)."""
+    if not _TWO_SCRIPT_LINKS(root):
+        return 0  # most pages: no panel possible, spare the walks (the test runs in lxml's C code)
     text_len, link_len = lengths or _text_lengths(root)
     # Count each block's links and script links bottom up, once (a block's anchors are its children's).
     links: dict = {}
