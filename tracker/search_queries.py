@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+WORD_UNITS = 2  # the length of a word of a script without CJK characters, one CJK character being 1
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # A token: one CJK character, or a run of other letters and digits (a word).
 _TOKEN = re.compile(f"[{CJK}]|(?:(?![{CJK}])[^\\W_])+")
@@ -36,7 +37,6 @@ _CLAUSE = re.compile(r"[^，,、；;：:]+[，,、；;：:]*")
 _QUOTES = re.compile("[\"“”„‟«»「」『』〝〞＂]")
 _DROP = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufeff]")
 _SPACES = re.compile(r"\s+")
-_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
 _URLISH = re.compile(r"https?:|www\.|\.(?:com|net|org|cc|la|info)\b", re.IGNORECASE)
 _NUMBERING = re.compile(
     r"^\s*(?:第\s*[0-9０-９零〇一二两三四五六七八九十百千万]+\s*[章回卷节集部篇话]"
@@ -62,8 +62,8 @@ _COMMON = frozenset("的一是了不在人有我他这个们中来上大为和�
 class QueryPlan:
     """How many queries of each kind a work gets, and how long a sentence may be.
 
-    Lengths are in units: a CJK character is 1, a word of another script is 3 (so an
-    English phrase of 5-13 words fits, the length search engines match as a phrase)."""
+    Lengths are in units: a CJK character is 1, a word of another script is 2 (so an
+    English phrase of 7-20 words fits, within the 32 words search engines match as a phrase)."""
     sentences: int = 5
     chapter_titles: int = 2
     title: bool = True
@@ -114,15 +114,14 @@ def quoted(text: str) -> str:
 def phrase(text: str) -> str:
     """Text made fit to stand inside a quoted phrase: no quote marks or control characters,
     one space between words, no punctuation at its ends."""
-    text = _SPACES.sub(" ", _DROP.sub(" ", _QUOTES.sub("", text))).strip()
-    return _EDGE_PUNCT.sub("", text)
+    return _strip_edges(_SPACES.sub(" ", _DROP.sub(" ", _QUOTES.sub("", text))))
 
 
 def units(text: str) -> int:
-    """The length of a phrase: 1 per CJK character, 3 per word of another script."""
+    """The length of a phrase: 1 per CJK character, 2 per word of another script."""
     n = 0
     for m in _TOKEN.finditer(text):
-        n += 1 if len(m.group()) == 1 and _is_cjk(m.group()) else 3
+        n += 1 if len(m.group()) == 1 and _is_cjk(m.group()) else WORD_UNITS
     return n
 
 
@@ -144,7 +143,8 @@ def candidates(text: str, plan: QueryPlan) -> list[str]:
     for m in _SENTENCE.finditer(text):
         for sentence in _LATIN_END.split(m.group()):
             for piece in _pieces(phrase(sentence), plan.max_units):
-                if plan.min_units <= units(piece) <= plan.max_units:
+                # The character cap: a "word" of a thousand letters is no phrase a search engine takes.
+                if len(piece) <= 8 * plan.max_units and plan.min_units <= units(piece) <= plan.max_units:
                     out.append(piece)
     return out
 
@@ -215,7 +215,7 @@ def _title_rest(name: str, work_title: str) -> str:
     name = phrase(name)
     work_title = phrase(work_title)
     if work_title and name.startswith(work_title):
-        name = _EDGE_PUNCT.sub("", name[len(work_title):]).strip()
+        name = _strip_edges(name[len(work_title):])
     return phrase(_NUMBERING.sub("", name, count=1))
 
 
@@ -225,28 +225,30 @@ def _pieces(sentence: str, max_units: int) -> Iterable[str]:
     if units(sentence) <= max_units:
         yield sentence
         return
-    current, size = "", 0
+    current: list[str] = []  # a list, not +=: clauses without letters add nothing to the size
+    size = 0
     for m in _CLAUSE.finditer(sentence):
         clause = m.group()
         n = units(clause)
         if n > max_units:
             if current:
-                yield phrase(current)
-            current, size = "", 0
+                yield phrase("".join(current))
+            current, size = [], 0
             yield from _windows(clause, max_units)
             continue
         if size + n > max_units and current:
-            yield phrase(current)
-            current, size = "", 0
-        current, size = current + clause, size + n
+            yield phrase("".join(current))
+            current, size = [], 0
+        current.append(clause)
+        size += n
     if current:
-        yield phrase(current)
+        yield phrase("".join(current))
 
 
 def _windows(text: str, max_units: int) -> Iterable[str]:
     start, size, end = 0, 0, 0
     for m in _TOKEN.finditer(text):
-        n = 1 if len(m.group()) == 1 and _is_cjk(m.group()) else 3
+        n = 1 if len(m.group()) == 1 and _is_cjk(m.group()) else WORD_UNITS
         if size + n > max_units:
             yield phrase(text[start:end])
             start, size = m.start(), 0
@@ -254,6 +256,17 @@ def _windows(text: str, max_units: int) -> Iterable[str]:
         end = m.end()
     if size:
         yield phrase(text[start:end])
+
+
+def _strip_edges(text: str) -> str:
+    """Text without spaces and punctuation at its ends (a loop: a regex anchored at the end
+    would rescan a long run of punctuation from every position)."""
+    i, j = 0, len(text)
+    while i < j and not text[i].isalnum():
+        i += 1
+    while j > i and not text[j - 1].isalnum():
+        j -= 1
+    return text[i:j]
 
 
 def _bigrams(toks: list[str]) -> set[str]:
