@@ -8,7 +8,8 @@ the result URLs never seen before and not ignored are remembered and crawled, on
 for the run with the URLs grouped by site (`python -m crawler`, in a child process like
 the daily re-crawl: Scrapy's reactor starts once per process, and the crawler's robots.txt
 and politeness rules apply). A site that was not tracked and whose pages matched becomes
-a tracked site, re-crawled daily. Each run and each query's counts are kept in the store
+a tracked site, re-crawled daily; with Celery workers the pages are matched after the
+crawl, and the next run tracks the sites of the last runs whose pages have matched since. Each run and each query's counts are kept in the store
 (tracker.store.discovery).
 
 A site is credited to the first query of the run that returned a new URL on it: its pages
@@ -203,6 +204,8 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
     run = store.add_discovery_run(DiscoveryRun(started_at=now(), finished_at=now(), provider=provider.name,
                                                outcome=outcome, work=work or ""))
     tracked = store.sites()
+    late = track_matched_sites(store, tracked)  # found by earlier runs, matched since (by the workers)
+    tracked = store.sites() if late else tracked
     outcomes = [search(provider, q, settings.discovery_results, say) for q in queries]
     keep_new(store, run, outcomes, tracked, ignored=(*settings.ignored(), _host(getattr(provider, "host", ""))))
     credit(outcomes, tracked)
@@ -211,7 +214,7 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
     crawled, error = crawl(ctx.settings, outcomes, tracked, settings, crawl_options) if by_site else ({}, "")
     if error:
         say(error)
-    added = []
+    added = list(late)
     tracked_names = {s.name for s in tracked}
     for site, o in by_site.items():
         made = store.count_matches(site=site) - before[site]
@@ -229,6 +232,23 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
     run.finished_at, run.counts, run.sites_added = now(), report.counts, added
     report.run = store.update_discovery_run(run)
     return report
+
+
+def track_matched_sites(store, tracked: Sequence[Site], runs: int = 30) -> list[str]:
+    """Track the sites that the last `runs` runs crawled and whose pages have matched since
+    (with Celery workers, pages are matched after the run that crawled them); their start
+    URLs are their stored pages. Returns the sites added."""
+    names = {s.name for s in tracked}
+    found = dict.fromkeys(site for run in store.discovery_runs(limit=runs)
+                          for q in store.discovery_queries(run.id) for site in q.sites if site not in names)
+    added = []
+    for site in found:
+        if store.count_matches(site=site) > 0:
+            start = [p.url or p.key for p in store.find_pages(site=site, limit=20)]
+            if start:
+                store.upsert_site(Site(name=site, start_urls=start, recrawl=True))
+                added.append(site)
+    return added
 
 
 def plan_queries(store, settings: DiscoverySettings, work: str | None = None) -> list[Query]:

@@ -249,3 +249,56 @@ def test_query_kinds_match_the_store(registered):
 
     kinds = {q.kind for q in plan_queries(registered.store, DiscoverySettings())}
     assert kinds == set(QUERY_KINDS)
+
+
+class CannedProvider:
+    """A plug-in provider (`--provider tests.tracker.test_discovery:CannedProvider`): no results."""
+
+    name = "canned"
+
+    def __init__(self, settings=None):
+        self.asked: list[str] = []
+
+    def search(self, query, *, limit):
+        self.asked.append(query)
+        return []
+
+
+def test_a_plug_in_provider_is_named_by_its_module_and_class(registered):
+    from tracker.discovery import DiscoveryError, make_provider
+
+    provider = make_provider(DiscoverySettings(), "tests.tracker.test_discovery:CannedProvider")
+    assert provider.name == "canned"
+    report = discover(registered, DiscoverySettings(discovery_sentences=1, discovery_chapter_titles=0),
+                      provider=provider)
+    assert provider.asked == [o.query.text for o in report.queries] and len(provider.asked) == 2
+    assert report.run.provider == "canned" and report.counts["returned"] == 0
+    for name, says in [("bing", "use http, or package.module:Class"), ("tests.nowhere:X", "cannot load"),
+                       ("tests.tracker.test_discovery:engine_settings", "does not make a search provider")]:
+        with pytest.raises(DiscoveryError) as e:
+            make_provider(DiscoverySettings(), name)
+        assert says in str(e.value)
+
+
+def test_a_site_crawled_earlier_whose_pages_matched_since_is_tracked_by_the_next_run(registered):
+    from tracker.store.discovery import DiscoveryQuery, DiscoveryRun
+
+    from .store_contract import T0, match, page
+
+    store = registered.store
+    run = store.add_discovery_run(DiscoveryRun(started_at=T0, finished_at=T0, provider="http"))
+    store.put_discovery_query(DiscoveryQuery(run=run.id, n=0, work="山城旧事", kind="sentence", text='"x"',
+                                             new=1, sites=["late.example", "nothing.example"]))
+    store.upsert_page(page("https://late.example/book/1.html", site="late.example"))
+    store.upsert_page(page("https://nothing.example/a.html", site="nothing.example"))
+    # the workers matched the page after that run
+    store.upsert_match(match("https://late.example/book/1.html", "山城旧事/第一章", site="late.example"))
+    report = discover(registered, DiscoverySettings(discovery_sentences=1, discovery_chapter_titles=0),
+                      provider=CannedProvider())
+    assert report.sites_added == ["late.example"] and report.run.sites_added == ["late.example"]
+    assert store.get_site("late.example").start_urls == ["https://late.example/book/1.html"]
+    with pytest.raises(NotFound):
+        store.get_site("nothing.example")
+    again = discover(registered, DiscoverySettings(discovery_sentences=1, discovery_chapter_titles=0),
+                     provider=CannedProvider())
+    assert again.sites_added == []
