@@ -9,8 +9,8 @@ for the run with the URLs grouped by site (`python -m crawler`, in a child proce
 the daily re-crawl: Scrapy's reactor starts once per process, and the crawler's robots.txt
 and politeness rules apply). A site that was not tracked and whose pages matched becomes
 a tracked site, re-crawled daily; with Celery workers the pages are matched after the
-crawl, and the next run tracks the sites of the last runs whose pages have matched since. Each run and each query's counts are kept in the store
-(tracker.store.discovery).
+crawl, and the next run tracks the sites of the last runs whose pages have matched since.
+Each run and each query's counts are kept in the store (tracker.store.discovery).
 
 A site is credited to the first query of the run that returned a new URL on it: its pages
 stored and matches made count for that query only, so the queries add up to the run.

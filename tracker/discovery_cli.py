@@ -47,8 +47,8 @@ def discover(work, provider, max_queries, dry_run, fmt, quiet):
     settings = DiscoverySettings.load()
     ctx = open_context()
     try:
-        report = run_discovery(ctx, settings, provider_name=provider, work=work, max_queries=max_queries, dry_run=dry_run,
-                               say=lambda line: click.echo(printable(line), err=True))
+        report = run_discovery(ctx, settings, provider_name=provider, work=work, max_queries=max_queries,
+                               dry_run=dry_run, say=lambda line: click.echo(printable(line), err=True))
     finally:
         ctx.close()
     rows = [{"n": n, "work": o.query.work, "kind": o.query.kind, "query": o.query.text, "returned": len(o.results),

@@ -20,6 +20,7 @@ Placeholders of the URL template: {query} (URL-encoded), {page} (1, 2, ...), {of
 """
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import time
@@ -90,7 +91,8 @@ class SearchConfig:
         try:
             self.url.format_map(_Template(query="q", page=1, offset=0, start=1, count=1, key="k"))
         except (ValueError, IndexError):
-            raise SearchError(f"FPT_SEARCH_URL {self.url!r} has a lone brace; write a literal brace as {{{{ or }}}}") from None
+            raise SearchError(f"FPT_SEARCH_URL {self.url!r} has a lone brace; "
+                              "write a literal brace as {{ or }}") from None
         if ("{key}" in self.url or "{key}" in self.key_header) and not self.key:
             raise SearchError("the search API needs a key: set FPT_SEARCH_KEY in the environment")
         if self.per_page < 1 or self.interval < 0 or self.timeout <= 0 or self.retries < 0 or self.backoff < 0:
@@ -214,10 +216,10 @@ class HTTPSearchProvider:
 
     def _fetch(self, url: str, headers: dict[str, str]) -> tuple[bytes, str]:
         c = self.config
-        problem = ""
+        problem, wait = "", 0.0  # what went wrong last ("answered HTTP 503", ...), and its Retry-After
         for attempt in range(c.retries + 1):
             if attempt:
-                self._sleep(min(MAX_WAIT_S, max(c.backoff * 2 ** (attempt - 1), _retry_after(problem))))
+                self._sleep(min(MAX_WAIT_S, max(c.backoff * 2 ** (attempt - 1), wait)))
             self._wait_turn()
             self.requests += 1
             try:
@@ -230,23 +232,24 @@ class HTTPSearchProvider:
             except urllib.error.HTTPError as e:
                 e.close()
                 if e.code == 429 or e.code >= 500:
-                    problem = f"HTTP {e.code}|{e.headers.get('Retry-After', '') if e.headers else ''}"
+                    problem = f"answered HTTP {e.code}"
+                    wait = _seconds(e.headers.get("Retry-After") if e.headers else None)
                     continue
                 fix = ("check FPT_SEARCH_KEY and FPT_SEARCH_KEY_HEADER" if e.code in (401, 403)
                        else "check FPT_SEARCH_URL")
                 raise SearchError(f"the search API at {self.host} refused the query (HTTP {e.code}): {fix}") from None
             except (TimeoutError, socket.timeout):
-                problem = f"timed out after {c.timeout:g} s"
+                problem, wait = f"did not answer: timed out after {c.timeout:g} s", 0.0
+            except http.client.HTTPException as e:  # a cut answer (IncompleteRead), a bad status line
+                problem, wait = f"broke off its answer ({type(e).__name__})", 0.0
             except (urllib.error.URLError, ConnectionError, OSError) as e:
                 reason = getattr(e, "reason", e)
-                if isinstance(reason, (TimeoutError, socket.timeout)):
-                    problem = f"timed out after {c.timeout:g} s"
-                else:
-                    problem = f"cannot be reached ({reason})"
-        shown = problem.split("|")[0]
+                timed_out = isinstance(reason, (TimeoutError, socket.timeout))
+                problem = ("did not answer: " + (f"timed out after {c.timeout:g} s" if timed_out
+                                                 else f"cannot be reached ({reason})"))
+                wait = 0.0
         tries = c.retries + 1
-        verb = "answered" if shown.startswith("HTTP") else "did not answer:"
-        raise SearchError(f"the search API at {self.host} {verb} {shown} ({tries} {'try' if tries == 1 else 'tries'}); "
+        raise SearchError(f"the search API at {self.host} {problem} ({tries} {'try' if tries == 1 else 'tries'}); "
                           "the query is skipped, the next run sends it again")
 
     def _wait_turn(self) -> None:
@@ -277,9 +280,9 @@ def _path(data: Any, path: str) -> Any:
     return data
 
 
-def _retry_after(problem: str) -> float:
-    _, _, value = problem.partition("|")
+def _seconds(retry_after: str | None) -> float:
+    """A Retry-After header's seconds (0 when absent or a date), at most MAX_WAIT_S."""
     try:
-        return min(MAX_WAIT_S, float(value))
+        return min(MAX_WAIT_S, max(0.0, float(retry_after or 0)))
     except ValueError:
         return 0.0

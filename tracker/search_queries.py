@@ -74,7 +74,8 @@ class QueryPlan:
         if self.sentences < 0 or self.chapter_titles < 0:
             raise ValueError("the numbers of sentence and chapter-title queries must be 0 or more")
         if not 4 <= self.min_units <= self.max_units:
-            raise ValueError(f"sentence length: need 4 <= min_units <= max_units, got {self.min_units}, {self.max_units}")
+            raise ValueError(f"sentence length: need 4 <= min_units <= max_units, "
+                             f"got {self.min_units}, {self.max_units}")
 
 
 @dataclass(frozen=True)

@@ -162,8 +162,8 @@ def test_the_provider_pages_until_its_limit_and_keeps_its_rate():
             engine.pages[f"https://copy{n}.example/1.html"] = ("山城旧事", "山城旧事 第一章")
         waits: list[float] = []
         clock = iter(float(t) for t in range(0, 1000, 1))  # every clock read is 1 s later
-        provider = HTTPSearchProvider(config_from({"url": engine.search_url, "interval": 5.0, "per_page": 2}, "searxng"),
-                                      sleep=waits.append, clock=lambda: next(clock))
+        config = config_from({"url": engine.search_url, "interval": 5.0, "per_page": 2}, "searxng")
+        provider = HTTPSearchProvider(config, sleep=waits.append, clock=lambda: next(clock))
         results = provider.search('"山城旧事"', limit=3)
         assert [r.url for r in results] == [f"https://copy{n}.example/1.html" for n in range(3)]
         assert results[0].title == "山城旧事" and "第一章" in results[0].snippet

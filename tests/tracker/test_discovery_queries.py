@@ -56,7 +56,7 @@ def test_queries_are_deterministic_and_in_their_order():
     assert first == again
     assert [q.kind for q in first] == ["sentence", "sentence", "title", "chapter-title", "chapter-title"]
     assert first[2] == Query("山城旧事", "title", '"山城旧事" "林岚"')
-    # the chapter titles without the work's name and the numbering: the heading of the text when the title is a file name
+    # chapter titles without the work's name and numbering (the text's heading when the title is a file name)
     assert [q.text for q in first[3:]] == ['"山城旧事" "雨夜1"', '"山城旧事" "雨夜2"']
     assert all(q.text.count('"') % 2 == 0 for q in first)
     assert build_queries("w", "", work_chapters(), QueryPlan(sentences=0))  == []
