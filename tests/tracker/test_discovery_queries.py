@@ -156,3 +156,16 @@ def test_query_building_is_linear_in_the_text(kind):
     make = HOSTILE[kind]
     assert_linear(lambda text: build_queries("w", text[:5000], [("w/1", text[:5000], text), ("w/2", "", text)]),
                   make, 20_000, what=f"build_queries on {kind}")
+
+
+def test_query_building_is_pure_and_discovery_loads_no_crawler():
+    import subprocess
+    import sys
+
+    code = ("import sys, tracker.search_queries; a = sorted(m for m in ('scrapy', 'flask', 'pymongo', 'redis', "
+            "'sqlite3', 'urllib.request', 'http.client') if m in sys.modules); "
+            "import tracker.discovery, tracker.discovery_cli; "
+            "print(a, sorted(m for m in ('scrapy', 'flask', 'twisted', 'crawler') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[] []"
