@@ -13,9 +13,10 @@ PROCESS_IMAGE = "tracker.tasks.process_image"
 REGISTER_CHAPTER = "tracker.tasks.register_chapter"
 REINDEX = "tracker.tasks.reindex"
 DAILY = "tracker.tasks.daily"
+FOLLOWUP = "tracker.tasks.followup"
 
 #: Every task, for settings that apply to all of them (max_retries from FPT_MAX_ATTEMPTS).
-ALL = (PROCESS_PAGE, PROCESS_IMAGE, REGISTER_CHAPTER, REINDEX, DAILY)
+ALL = (PROCESS_PAGE, PROCESS_IMAGE, REGISTER_CHAPTER, REINDEX, DAILY, FOLLOWUP)
 
 #: The queue tasks go to and workers read, unless the Celery settings say otherwise.
 DEFAULT_QUEUE = "fptrack"
