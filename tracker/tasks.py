@@ -35,7 +35,7 @@ from .redis_client import RedisUnavailable, explain
 from .redis_index import IndexUnavailable
 from .settings import Settings
 from .store import FingerprintRecord, NotFound, StoreError
-from .task_names import DAILY, PROCESS_IMAGE, PROCESS_PAGE, REGISTER_CHAPTER, REINDEX
+from .task_names import DAILY, FOLLOWUP, PROCESS_IMAGE, PROCESS_PAGE, REGISTER_CHAPTER, REINDEX
 
 log = logging.getLogger(__name__)
 
@@ -265,6 +265,18 @@ def daily(self: PipelineTask) -> dict[str, Any]:
         image_task.apply_async((key,))
     summary = {"crawled": crawled, "queued": len(queued), "retried": len(retried), "images": len(images)}
     log.info("daily run: %s", summary)
+    return summary
+
+
+# Acknowledged when it starts, as the daily run: re-fetching the pages politely can take long.
+@shared_task(bind=True, base=PipelineTask, name=FOLLOWUP, acks_late=False)
+def followup(self: PipelineTask) -> dict[str, Any]:
+    """The daily follow-up (Celery beat, FPT_RECHECK_HOUR UTC): re-check the pages whose takedown
+    was sent, then send the pending notifications (tracker.followup.daily)."""
+    from .followup import daily as run
+
+    summary = run(self.ctx)
+    log.info("daily follow-up: %s", summary)
     return summary
 
 
