@@ -26,7 +26,7 @@ from kombu.utils.url import maybe_sanitize_url
 from . import tasks  # noqa: F401  (defines the shared tasks: every app made here gets them)
 from .settings import Settings, SettingsError
 from .task_names import ALL as TASK_NAMES
-from .task_names import DAILY, DEFAULT_QUEUE
+from .task_names import DAILY, DEFAULT_QUEUE, FOLLOWUP
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,10 @@ def create_celery(settings: Settings | None = None, **conf: Any) -> Celery:
             "daily-recrawl-and-process": {
                 "task": DAILY,
                 "schedule": crontab(minute=0, hour=settings.recrawl_hour),
+            },
+            "daily-followup": {
+                "task": FOLLOWUP,
+                "schedule": crontab(minute=0, hour=settings.recheck_hour),
             },
         },
         beat_schedule_filename=str(settings.home / "celerybeat-schedule"),
