@@ -98,7 +98,8 @@ def run_worker(settings: Settings, argv: list[str] | tuple[str, ...] = ()) -> in
 
 
 def run_beat(settings: Settings, argv: list[str] | tuple[str, ...] = ()) -> int | None:
-    """Start beat (blocks): it sends `tracker.tasks.daily` every day at FPT_RECRAWL_HOUR:00 UTC."""
+    """Start beat (blocks): it sends `tracker.tasks.daily` every day at FPT_RECRAWL_HOUR:00 UTC, and
+    `tracker.tasks.followup` at FPT_RECHECK_HOUR:00 UTC."""
     app = create_celery(require_broker(settings))
     settings.home.mkdir(parents=True, exist_ok=True)  # the schedule file lives there
     return app.start(["beat", *_with_loglevel(list(argv))])
