@@ -209,7 +209,7 @@ def test_subscriptions_are_listed_and_removed(ctx, env):
     run("notify", "add", "--email", "rights@example.com", "--work", WORK, "--kind", "copy-back", env=env)  # updates
     run("notify", "add", "--webhook", "https://hooks.example/x", "--secret", "k", "--site", "biquge", env=env)
     rows = [json.loads(line) for line in run("notify", "list", "--format", "jsonl", env=env).stdout.splitlines()]
-    assert [(r["channel"], r["work"], r["site"], r["kinds"], r["secret"]) for r in rows] == [
+    assert sorted((r["channel"], r["work"], r["site"], r["kinds"], r["secret"]) for r in rows) == [
         ("email", WORK, "", "copy-back", ""), ("webhook", "", "biquge", "new-match,copy-back,removed,crawl-failed",
                                                "set")]
     assert "k" not in {r["secret"] for r in rows}

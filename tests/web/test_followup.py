@@ -55,7 +55,7 @@ def test_subscriptions_are_shown_without_a_webhook_path(admin, store):
     subscribe(store, "email", "rights@example.com", work="山城旧事")
     subscribe(store, "webhook", "https://hooks.chat.example/services/T0/B0/xoxb-secret", site="biquge", secret="k")
     d = admin.get("/api/followup").get_json()
-    assert [(s["channel"], s["target"], s["work"], s["site"]) for s in d["subscriptions"]] == [
+    assert sorted((s["channel"], s["target"], s["work"], s["site"]) for s in d["subscriptions"]) == [
         ("email", "rights@example.com", "山城旧事", ""), ("webhook", "https://hooks.chat.example/…", "", "biquge")]
     html = admin.get("/followup/").get_data(as_text=True)
     assert "rights@example.com" in html and "xoxb-secret" not in html and "services/T0" not in html
