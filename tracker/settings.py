@@ -71,7 +71,9 @@ class Settings:
                 raise SettingsError(f"cannot read FPT_CONFIG={path}: {e.strerror}; fix the path or unset FPT_CONFIG") from e
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:  # tomllib reads the bytes as strict UTF-8
                 raise SettingsError(f"FPT_CONFIG={path} is not valid TOML: {e}") from e
-            values.update(data.get("fptrack", data))
+            # Settings sit in an [fptrack] table or at the top level; other tables ([discovery]) are
+            # read by the parts they belong to.
+            values.update({k: v for k, v in data.get("fptrack", data).items() if not isinstance(v, dict)})
         for f in fields(cls):
             name = f"FPT_{f.name.upper()}"
             if name in env:

@@ -47,3 +47,14 @@ def test_unknown_key_in_the_file_is_refused(tmp_path):
     f.write_text("colour = 'blue'\n")
     with pytest.raises(SettingsError, match="unknown setting 'colour'"):
         Settings.load({"FPT_CONFIG": str(f)})
+
+
+def test_a_config_file_may_hold_other_parts_tables(tmp_path):
+    cfg = tmp_path / "fptrack.toml"
+    cfg.write_text('recrawl_hour = 4\n\n[discovery]\nsearch_per_page = 20\n', encoding="utf-8")
+    assert Settings.load({"FPT_CONFIG": str(cfg), "FPT_HOME": str(tmp_path)}).recrawl_hour == 4
+    cfg.write_text('[fptrack]\nrecrawl_hour = 6\n\n[discovery]\nsearch_per_page = 20\n', encoding="utf-8")
+    assert Settings.load({"FPT_CONFIG": str(cfg), "FPT_HOME": str(tmp_path)}).recrawl_hour == 6
+    cfg.write_text('recrawl_hour = 6\nnot_a_setting = 1\n', encoding="utf-8")
+    with pytest.raises(SettingsError, match="not_a_setting"):
+        Settings.load({"FPT_CONFIG": str(cfg), "FPT_HOME": str(tmp_path)})
