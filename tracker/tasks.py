@@ -126,7 +126,7 @@ def _close_contexts(**_: Any) -> None:
 
 def redis_line(app, error: BaseException) -> str:
     """One line naming what went wrong with Redis, and the fix."""
-    if isinstance(error, IndexUnavailable) and not isinstance(error, RedisUnavailable):
+    if isinstance(error, RedisUnavailable):
         return str(error)  # its message already names the cause and the fix
     ctx = _contexts.get(id(app))
     url = (ctx.settings if ctx is not None else settings_of(app)).redis_url
@@ -248,13 +248,14 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
 @shared_task(bind=True, base=PipelineTask, name=DAILY, acks_late=False)
 def daily(self: PipelineTask) -> dict[str, Any]:
     """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, re-crawl
-    the sites, then send a process_page task for every queued page and every failed page
+    the sites, search for new ones (discovery), expire old evidence, then send a process_page task for every queued page and every failed page
     with attempts left, and a process_image task for every such page image."""
     ctx = self.ctx
     compact = getattr(ctx.index, "compact", None)
     if compact is not None:
         compact()  # appends since the last run leave spare room in Redis strings
     crawled = recrawl_sites(ctx)
+    found = discover_sites(ctx)
     queued, retried = pages_to_process(ctx)
     task = self.app.tasks[PROCESS_PAGE]
     for key in queued + retried:
@@ -263,7 +264,11 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     image_task = self.app.tasks[PROCESS_IMAGE]
     for key in images:
         image_task.apply_async((key,))
-    summary = {"crawled": crawled, "queued": len(queued), "retried": len(retried), "images": len(images)}
+    from .evidence.retention import expire_evidence
+
+    expired = expire_evidence(ctx.store, ctx.settings.evidence_days)
+    summary = {"crawled": crawled, "discovered": found, "queued": len(queued), "retried": len(retried),
+               "images": len(images), "evidence_removed": expired.removed}
     log.info("daily run: %s", summary)
     return summary
 
@@ -278,6 +283,18 @@ def followup(self: PipelineTask) -> dict[str, Any]:
     summary = run(self.ctx)
     log.info("daily follow-up: %s", summary)
     return summary
+
+
+def discover_sites(ctx: Context) -> dict[str, Any]:
+    """Search for new copies of every work (tracker.discovery; skipped unless FPT_SEARCH_URL is
+    set). A search API that fails is one line in the log: the rest of the daily run goes on."""
+    from .discovery import daily_discovery
+
+    try:
+        return daily_discovery(ctx)
+    except Exception as e:  # noqa: BLE001 - the search API is outside; its failure must not stop the run
+        log.warning("daily discovery failed: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return {"failed": type(e).__name__}
 
 
 #: Longest a daily re-crawl may take before it is stopped (its frontier is kept: the next run resumes it).

@@ -211,7 +211,7 @@ def test_store_error_retries_then_keeps_the_page(app, ctx, monkeypatch):
     # The store is back: the daily run sends the page again and it is processed.
     monkeypatch.undo()
     summary = run(app, "daily").get()
-    assert summary == {"crawled": 0, "queued": 0, "retried": 1, "images": 0}
+    assert summary == {"crawled": 0, "queued": 0, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
     assert ctx.store.get_page("biquge/2.html").status == "done"
     assert len(ctx.store.matches()) == 1
 
@@ -255,7 +255,7 @@ def test_daily_processes_queued_and_retries_failed_with_attempts_left(app, ctx, 
     assert pages_to_process(ctx) == (["q"], ["ads"])
     seen = []
     monkeypatch.setattr(tasks, "recrawl_sites", lambda c: seen.append(c) or 0)
-    assert run(app, "daily").get() == {"crawled": 0, "queued": 1, "retried": 1, "images": 0}
+    assert run(app, "daily").get() == {"crawled": 0, "queued": 1, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
     assert seen == [ctx]
     assert ctx.store.get_page("q").status == "done"
     assert ctx.store.get_page("ads").attempts == 2
@@ -418,3 +418,21 @@ def test_unreachable_redis_index_is_one_line_and_retried(tmp_path, caplog):
     finally:
         tasks.use_context(app, None)
         ctx.close()
+
+
+def test_daily_run_goes_on_when_discovery_fails_and_expires_old_evidence(app, ctx, monkeypatch, caplog):
+    import tracker.discovery as discovery
+    import tracker.evidence.retention as retention
+
+    def broken(_ctx):
+        raise RuntimeError("search API answered 500\ndetails")
+
+    expired = []
+    monkeypatch.setattr(discovery, "daily_discovery", broken)
+    monkeypatch.setattr(retention, "expire_evidence",
+                        lambda store, days: expired.append(days) or retention.Expired(0, 3))
+    with caplog.at_level("WARNING"):
+        summary = run(app, "daily").get()
+    assert summary["discovered"] == {"failed": "RuntimeError"} and summary["evidence_removed"] == 3
+    assert expired == [ctx.settings.evidence_days]
+    assert "daily discovery failed: search API answered 500" in caplog.text
