@@ -192,6 +192,25 @@ class StoreContract:
         store.delete_chapter("never-existed")
         assert [c.key for c in store.chapters()] == ["w/2"]
 
+    def test_delete_work_removes_its_chapters_fingerprints_and_matches_only(self, store):
+        for w in ("w", "other"):
+            store.upsert_work(Work(id=w, title=w))
+            store.upsert_chapter(chapter(f"{w}/1"))
+            store.upsert_chapter(chapter(f"{w}/2"))
+            store.put_fingerprint(fingerprint(f"{w}/1", "p1"))
+            store.upsert_match(match("page", f"{w}/1"))
+        docs = sorted(store.get_chapter(f"w/{n}").doc for n in (1, 2))
+        assert store.delete_work("w") == docs
+        with pytest.raises(NotFound):
+            store.get_work("w")
+        assert [c.key for c in store.chapters()] == ["other/1", "other/2"]
+        assert [f.chapter for f in store.fingerprints("p1")] == ["other/1"]
+        assert [m.chapter for m in store.matches()] == ["other/1"]
+        with pytest.raises(NotFound):
+            store.delete_work("w")  # gone: a second removal says so
+        store.upsert_chapter(chapter("w/3"))  # a new chapter never takes a removed doc number
+        assert store.get_chapter("w/3").doc > max(docs)
+
     def test_large_unicode_chapter_round_trips(self, store):
         assert len(BIG.encode("utf-8")) > 1_000_000
         ch, _ = store.upsert_chapter(chapter("长篇/第一百章", text=BIG))

@@ -79,6 +79,12 @@ class OriginalsStore(ABC):
     def delete_chapter(self, key: str) -> None:
         """Remove a chapter and its fingerprints (its matches stay, for the record)."""
 
+    @abstractmethod
+    def delete_work(self, work_id: str) -> list[int]:
+        """Remove a work with its chapters, their fingerprints and matches, and its registered
+        images with their matches; returns the removed chapters' doc numbers (to take them out
+        of the index). Raises NotFound when there is no such work."""
+
     # fingerprints
     @abstractmethod
     def put_fingerprint(self, record: FingerprintRecord) -> None:

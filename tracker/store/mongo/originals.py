@@ -146,6 +146,24 @@ class OriginalsMongo(MongoBase):
         self._chapters.delete_one({"key": key})
         self._fingerprints.delete_many({"chapter": key})
 
+    @_guarded
+    def delete_work(self, work_id: str) -> list[int]:
+        if self._works.find_one({"id": work_id}, NO_ID) is None:
+            raise NotFound(f"no work {work_id!r}")
+        # Dependants first, the work last: a removal cut short is finished by calling it again.
+        docs, keys = [], []
+        for d in self._chapters.find({"work": work_id}, {"_id": False, "key": True, "doc": True}):
+            docs.append(int(d["doc"]))
+            keys.append(d["key"])
+        for key in keys:
+            self._fingerprints.delete_many({"chapter": key})
+        self._matches.delete_many({"work": work_id})
+        self._image_matches.delete_many({"work": work_id})
+        self._work_images.delete_many({"work": work_id})
+        self._chapters.delete_many({"work": work_id})
+        self._works.delete_one({"id": work_id})
+        return sorted(docs)
+
     # ---- fingerprints --------------------------------------------------------------
 
     @_guarded

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from ..records import Chapter, FingerprintRecord, Work, content_hash
+from ..records import Chapter, FingerprintRecord, NotFound, Work, content_hash
 from ..values import to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
 
@@ -129,6 +129,21 @@ class OriginalsSQL(SQLiteBase):
         with self._write() as c:
             c.execute("DELETE FROM fingerprints WHERE chapter = ?", (key,))
             c.execute("DELETE FROM chapters WHERE key = ?", (key,))
+
+    @_guarded
+    def delete_work(self, work_id: str) -> list[int]:
+        with self._write() as c:
+            if c.execute("SELECT 1 FROM works WHERE id = ?", (work_id,)).fetchone() is None:
+                raise NotFound(f"no work {work_id!r}")
+            docs = [r[0] for r in c.execute("SELECT doc FROM chapters WHERE work = ? ORDER BY doc", (work_id,))]
+            c.execute("DELETE FROM fingerprints WHERE chapter IN (SELECT key FROM chapters WHERE work = ?)",
+                      (work_id,))
+            c.execute("DELETE FROM matches WHERE work = ?", (work_id,))
+            c.execute("DELETE FROM image_matches WHERE work = ?", (work_id,))
+            c.execute("DELETE FROM work_images WHERE work = ?", (work_id,))
+            c.execute("DELETE FROM chapters WHERE work = ?", (work_id,))
+            c.execute("DELETE FROM works WHERE id = ?", (work_id,))
+        return docs
 
     # ---- fingerprints --------------------------------------------------------------
 
