@@ -20,6 +20,7 @@ from .store_contract import T0, ReportContract, StoreContract, chapter, fingerpr
 from .store_contract_discovery import DiscoveryContract
 from .store_contract_evidence import EvidenceContract
 from .store_contract_images import ImagesContract
+from .store_contract_tenancy import TenancyContract
 
 
 @pytest.fixture
@@ -34,7 +35,8 @@ def store(client):
     s.close()
 
 
-class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, DiscoveryContract):
+class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, DiscoveryContract,
+                     TenancyContract):
     pass
 
 

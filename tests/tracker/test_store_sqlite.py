@@ -17,6 +17,7 @@ from .store_contract import ReportContract, StoreContract, T0, chapter, fingerpr
 from .store_contract_discovery import DiscoveryContract
 from .store_contract_evidence import EvidenceContract, FileEvidenceContract
 from .store_contract_images import ImagesContract
+from .store_contract_tenancy import TenancyContract
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def store(tmp_path):
 
 
 class TestSQLiteStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, FileEvidenceContract,
-                      DiscoveryContract):
+                      DiscoveryContract, TenancyContract):
     pass
 
 

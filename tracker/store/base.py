@@ -16,6 +16,7 @@ from typing import Any
 from .followup import Delivery, Event, Recheck, Subscription
 from .discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
 from .evidence import Evidence
+from .tenancy import ApiToken, Organisation
 from .records import (
     Chapter,
     CrawlRun,
@@ -504,8 +505,57 @@ class DiscoveryStore(ABC):
         """Which of `urls` a search returned before."""
 
 
+class TenancyStore(ABC):
+    """Organisations, what each owns (works, sites, users; what none was named for belongs to
+    tenancy.DEFAULT_ORG) and API tokens (records in tracker.store.tenancy)."""
+
+    @abstractmethod
+    def upsert_org(self, org: Organisation) -> Organisation:
+        """Insert an organisation unless it exists (keeps created_at). Raises ValueError for a bad name."""
+
+    @abstractmethod
+    def get_org(self, name: str) -> Organisation:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def orgs(self) -> list[Organisation]:
+        """All organisations, by name."""
+
+    @abstractmethod
+    def set_owner(self, kind: str, key: str, org: str) -> None:
+        """Make `org` the owner of a work, site or user (one of tenancy.OWNED_KINDS). Raises ValueError."""
+
+    @abstractmethod
+    def owner(self, kind: str, key: str) -> str:
+        """The organisation that owns it; DEFAULT_ORG when none was set."""
+
+    @abstractmethod
+    def owners(self, kind: str) -> dict[str, str]:
+        """key -> organisation of every `kind` an owner was set for."""
+
+    @abstractmethod
+    def add_token(self, token: ApiToken) -> ApiToken:
+        """Insert a token (another with its id only changes name). Raises ValueError for a bad scope."""
+
+    @abstractmethod
+    def token_by_hash(self, token_hash: str) -> ApiToken:
+        """Raises NotFound."""
+
+    @abstractmethod
+    def tokens(self, org: str | None = None) -> list[ApiToken]:
+        """Tokens (of one organisation), oldest first (then by id)."""
+
+    @abstractmethod
+    def delete_token(self, token_id: str) -> None:
+        """Revoke a token. Raises NotFound."""
+
+    @abstractmethod
+    def touch_token(self, token_id: str, at: datetime) -> None:
+        """Set last_used; a revoked token stays revoked."""
+
+
 class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore, FollowUpStore,
-            EvidenceStore, DiscoveryStore):
+            EvidenceStore, DiscoveryStore, TenancyStore):
     """Everything the system keeps."""
 
     # reports

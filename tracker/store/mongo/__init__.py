@@ -4,7 +4,7 @@ the shard key of each collection and sets a sharded cluster up for the store."""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites
+from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites, tenancy
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
 from .discovery import DiscoveryMongo
@@ -16,14 +16,15 @@ from .originals import OriginalsMongo
 from .pages import PagesMongo
 from .reports import ReportsMongo
 from .sites import SitesMongo
+from .tenancy import TenancyMongo
 
 __all__ = ["MongoStore", "redact"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,
-                 NotificationsMongo, EvidenceMongo, DiscoveryMongo, ReportsMongo, MongoBase, Store):
+                 NotificationsMongo, EvidenceMongo, DiscoveryMongo, TenancyMongo, ReportsMongo, MongoBase, Store):
     """The store in a MongoDB database. `client` takes an existing client (tests pass
     mongomock.MongoClient()); otherwise one is made for `url`, failing within
     `timeout_ms` when no server answers."""

@@ -50,7 +50,7 @@ SHARD_KEYS: dict[str, dict[str, Any]] = {
 }
 # Small collections, left on the primary shard (sharding them buys nothing).
 UNSHARDED = frozenset({"evidence.files", "works", "sites", "crawl_runs", "users", "sessions", "counters", "subscriptions",
-                        "discovery_runs"})
+                        "discovery_runs", "orgs", "owners", "api_tokens"})
 
 NOT_INITIATED = 94  # NotYetInitialized: a mongod started with --replSet whose set was never initiated
 NO_REPLICATION = 76  # NoReplicationEnabled: a mongod started without --replSet

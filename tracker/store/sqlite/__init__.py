@@ -3,7 +3,7 @@ processes share it). One module per concern; `SQLiteStore` puts them together.""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites
+from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites, tenancy
 from .accounts import AccountsSQL
 from .connection import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteBase
 from .discovery import DiscoverySQL
@@ -15,14 +15,15 @@ from .originals import OriginalsSQL
 from .pages import PagesSQL
 from .reports import ReportsSQL
 from .sites import SitesSQL
+from .tenancy import TenancySQL
 
 __all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SQLiteStore"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy)
 
 
 class SQLiteStore(OriginalsSQL, PagesSQL, MatchesSQL, SitesSQL, AccountsSQL, ImagesSQL, NotificationsSQL,
-                  EvidenceSQL, DiscoverySQL, ReportsSQL, SQLiteBase, Store):
+                  EvidenceSQL, DiscoverySQL, TenancySQL, ReportsSQL, SQLiteBase, Store):
     """The store in one SQLite file (or ":memory:"). One connection per object; use an
     object from one thread at a time (a lock serialises calls if threads do share it),
     and open one object per process to share the file."""
