@@ -51,8 +51,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from tracker.settings import Settings
     from tracker.store import now
 
-    from . import (access, api, auth, dashboard, errors, export, filters, followup, images, matches, notices, packages,
-                   search, sites, works)
+    from . import (access, api, auth, dashboard, errors, export, filters, followup, images, manage_api, matches, notices,
+                   packages, search, sites, works)
     from .secret import secret_key
     from .services import Services
     from .sessions import Limits
@@ -83,7 +83,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     filters.init_app(app)
     access.init_app(app)
     errors.init_app(app)
-    for module in (auth, dashboard, works, sites, matches, images, notices, followup, packages, search, export, api):
+    for module in (auth, dashboard, works, sites, matches, images, notices, followup, packages, search, export, api,
+                   manage_api):
         app.register_blueprint(module.bp)
     return app
 

@@ -3,14 +3,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from werkzeug.exceptions import HTTPException
 
+from . import uploads
 from .charts import bar_chart
 from .params import SCOPES, scope_arg
 from .reports import MATRIX_SITES
 from .services import reports
 
 bp = Blueprint("works", __name__, url_prefix="/works")
+bp.url_value_preprocessor(uploads.raise_upload_limit)
 
 
 def list_data() -> dict[str, Any]:
@@ -22,9 +25,44 @@ def report_data(work_id: str) -> dict[str, Any]:
     return reports().work(work_id, scope=scope_arg())
 
 
-@bp.route("/")
-def index() -> str:
-    return render_template("works/index.html", **list_data(), scopes=SCOPES)
+@bp.route("/", methods=["GET", "POST"])
+def index() -> Any:
+    """The works; an admin uploads a novel here (a POST of the upload form)."""
+    if request.method == "GET":
+        return render_template("works/index.html", **list_data(), scopes=SCOPES, form={}, error=None)
+    try:
+        done = uploads.upload_work(request.form, request.files)
+    except HTTPException as e:  # the form again, with what to fix
+        if e.code not in (400, 409, 413):
+            raise
+        error = (e.description or "")[:1].upper() + (e.description or "")[1:] + "."
+        form = {k: request.form.get(k, "") for k in ("title", "author")}
+        return render_template("works/index.html", **list_data(), scopes=SCOPES, form=form, error=error), e.code
+    flash(f"Registered 《{done['title']}》: {done['chapters']} chapters from the {done['kind']} upload.", "ok")
+    return redirect(url_for("works.chapters", work_id=done["work"]))
+
+
+@bp.route("/<work_id>/chapters")
+def chapters(work_id: str) -> str:
+    return render_template("works/chapters.html", **uploads.chapters_data(work_id))
+
+
+@bp.route("/<work_id>/remove", methods=["GET", "POST"])
+def remove(work_id: str) -> Any:
+    """A confirmation page; its form (the title typed again) removes the work."""
+    if request.method == "GET":
+        return render_template("works/remove.html", **uploads.chapters_data(work_id),
+                               matches=reports().store.count_matches(work=work_id), error=None)
+    try:
+        done = uploads.remove(work_id, request.form.get("confirm"))
+    except HTTPException as e:
+        if e.code != 400:
+            raise
+        return render_template("works/remove.html", **uploads.chapters_data(work_id),
+                               matches=reports().store.count_matches(work=work_id),
+                               error="Type the title exactly to confirm the removal."), 400
+    flash(f"Removed 《{done['work']}》: {done['chapters']} chapters and {done['matches']} matches.", "ok")
+    return redirect(url_for("works.index"))
 
 
 @bp.route("/<work_id>")

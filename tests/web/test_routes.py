@@ -1,6 +1,8 @@
 """Every route of the app is exercised here: each GET answers an admin and a viewer, and
 each POST that changes something is refused to a viewer. A new route without a sample
 below fails the first test, so it cannot be added untested."""
+import io
+
 import pytest
 
 from tracker.settings import Settings
@@ -24,6 +26,8 @@ GET = {
     "/api/images": {"site": "biquge"}, "/api/images/view": I1,
     "/followup/": {}, "/api/followup": {"site": "biquge"},
     "/evidence/package": {"page_key": M1["page_key"]},
+    "/works/<work_id>/chapters": {"work_id": "山城旧事"}, "/works/<work_id>/remove": {"work_id": "山城旧事"},
+    "/api/works/<work_id>/chapters": {"work_id": "山城旧事"},
 }
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
@@ -33,6 +37,10 @@ CHANGES = {
     "/api/takedown/sent": {"work": "山城旧事"},
     "/images/status": {**I1, "status": "confirmed"},
     "/api/images/status": {**I1, "status": "confirmed"},
+    # uploads: a function gives a fresh file for each request (a multipart form)
+    "/works/": lambda: {"title": "雨夜", "file": (io.BytesIO("第一章 雨夜\n山城的雨下了一夜。".encode()), "b.txt")},
+    "/api/works": lambda: {"title": "雨夜", "file": (io.BytesIO("第一章 雨夜\n山城的雨下了一夜。".encode()), "b.txt")},
+    "/works/<work_id>/remove": {"work_id": "山城旧事", "confirm": "山城旧事"},
 }
 READ_ONLY_POSTS = {"/login", "/logout", "/check", "/api/check"}
 
@@ -70,6 +78,11 @@ def test_every_get_route_answers(request, who, rule):
 
 def change(client, rule: str):
     token = csrf_token(client, "/")
+    if callable(CHANGES[rule]):
+        return client.post(rule, data={**CHANGES[rule](), "csrf_token": token}, content_type="multipart/form-data")
+    if "<" in rule:
+        path, body = fill_path(rule, CHANGES[rule])
+        return client.post(path, data={**body, "csrf_token": token})
     if rule.startswith("/api/"):
         return client.post(rule, json=CHANGES[rule], headers={"X-CSRFToken": token})
     return client.post(rule, data={**CHANGES[rule], "csrf_token": token})

@@ -1,0 +1,117 @@
+"""Works managed from the admin and the API: upload a novel, list its chapters, remove it.
+
+The same functions serve the HTML forms (web.works) and the JSON API (web.manage_api).
+An upload is read whole and split (tracker.uploads) before anything is registered; a
+bad one is a 400 whose message names the problem and the fix, a taken title a 409.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort, current_app, request
+from werkzeug.datastructures import FileStorage
+from werkzeug.exceptions import Conflict, HTTPException
+
+from fingerprint.errors import InputError
+from tracker.context import Context
+from tracker.store import NotFound
+from tracker.uploads import Limits, UploadError, WorkExists, read_upload, register_upload, remove_work
+
+from .params import MAX_TEXT
+from .services import services
+
+#: Bytes an upload request may carry (the file and its form), unless UPLOAD_MAX_BYTES says otherwise.
+UPLOAD_MAX_BYTES = 32 * 1024 * 1024
+UPLOAD_ENDPOINTS = frozenset({"works.index", "manage_api.add_work"})
+
+
+def raise_upload_limit(endpoint: str | None, values: Any) -> None:
+    """Upload routes take files larger than the app's MAX_CONTENT_LENGTH. Registered as a URL
+    value preprocessor, which Flask runs before every before_request hook (the CSRF check reads
+    the form, and with it the body, in one of them)."""
+    if endpoint in UPLOAD_ENDPOINTS and request.method == "POST":
+        request.max_content_length = upload_max_bytes() + 64 * 1024  # the form's other fields
+
+
+def upload_max_bytes() -> int:
+    return int(current_app.config.get("UPLOAD_MAX_BYTES") or UPLOAD_MAX_BYTES)
+
+
+def work_context() -> Context:
+    """A Context on the app's store. Without Redis its index is an empty in-process one: the
+    fingerprints go to the store, and every process loads them from there (the app's "check
+    this text now" engine reloads when the number of chapters changes)."""
+    s = services()
+    index = None
+    if not s.settings.redis_url:
+        from fingerprint.index import MemoryIndex
+
+        ctx = Context(s.settings, store=s.store)
+        index = MemoryIndex(ctx.config, ctx.params)
+    return Context(s.settings, store=s.store, index=index)
+
+
+def _text_field(form: Any, name: str, *, required: bool) -> str:
+    raw = form.get(name, "")
+    if not isinstance(raw, str):
+        abort(400, f"{name} must be text")
+    raw = " ".join(raw.split())
+    if required and not raw:
+        abort(400, f"give the work's {name}")
+    if len(raw) > MAX_TEXT:
+        abort(400, f"{name} is longer than {MAX_TEXT} characters")
+    return raw
+
+
+def upload_work(form: Any, files: Any) -> dict[str, Any]:
+    """Register the uploaded file `file` as the work `title` (by `author`); its summary.
+    A 400 names what is wrong with the title or file, a 409 a title taken already."""
+    title = _text_field(form, "title", required=True)
+    author = _text_field(form, "author", required=False)
+    f: FileStorage | None = files.get("file")
+    if f is None or not f.filename and not f.content_length:
+        abort(400, "choose the file to upload: a .txt file, a .zip of chapter files or an .epub")
+    limit = upload_max_bytes()
+    data = f.stream.read(limit + 1)
+    if len(data) > limit:
+        abort(413, f"the file is larger than {limit:,} bytes; upload at most that (split the work, or zip "
+                   "its chapters)")
+    try:
+        upload = read_upload(f.filename or "", data, Limits(max_bytes=limit))
+        report = register_upload(work_context(), title, upload, author=author)
+    except WorkExists as e:
+        raise Conflict(str(e)) from None
+    except InputError as e:  # UploadError, or a title the registry refuses
+        abort(400, str(e))
+    return {"work": report.work.id, "title": report.work.title, "author": report.work.author, "kind": upload.kind,
+            "chapters": len(report.added) + len(report.changed) + len(report.unchanged) + len(report.empty),
+            "not_indexed": report.empty, "skipped": report.skipped.details()}
+
+
+def chapters_data(work_id: str) -> dict[str, Any]:
+    """A work and its chapters (without their texts), in order."""
+    store = services().store
+    w = store.get_work(work_id)  # NotFound: a 404
+    rows = [{"chapter": c.key, "title": c.title, "number": c.number, "updated_at": c.updated_at}
+            for c in store.chapter_headers(w.id)]
+    return {"work": {"work": w.id, "title": w.title, "author": w.author, "registered": w.created_at},
+            "chapters": rows}
+
+
+def remove(work_id: str, confirm: str | None) -> dict[str, Any]:
+    """Remove a work when `confirm` repeats its id; 400 otherwise, 404 when there is none."""
+    store = services().store
+    w = store.get_work(work_id)
+    if confirm is None or " ".join(confirm.split()) != w.id:
+        abort(400, f"to remove {w.id!r} with its chapters and matches, confirm by giving its title "
+                   f"(confirm={w.id})")
+    matches = store.count_matches(work=w.id)
+    removed = remove_work(work_context(), w.id)
+    return {"work": w.id, "removed": True, "chapters": removed, "matches": matches}
+
+
+def is_not_found(e: BaseException) -> bool:
+    return isinstance(e, NotFound) or isinstance(e, HTTPException) and e.code == 404
+
+
+__all__ = ["UploadError", "chapters_data", "raise_upload_limit", "remove", "upload_work"]
