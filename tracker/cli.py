@@ -97,6 +97,8 @@ class LazyGroup(click.Group):
         "recheck": "tracker.followup_cli:recheck",
         "notify": "tracker.followup_cli:notify",
         "discover": "tracker.discovery_cli:discover",
+        "org": "tracker.tenancy_cli:org",
+        "token": "tracker.tenancy_cli:token",
     }
 
     def list_commands(self, ctx):

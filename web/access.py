@@ -20,9 +20,11 @@ from flask_login import LoginManager, UserMixin, current_user
 from flask_wtf.csrf import CSRFProtect
 
 from tracker.store import StoreError, User
+from tracker.store.tenancy import DEFAULT_ORG
 
 from . import sessions
 from .accounts import sign_in
+from .orgs import OPERATOR, set_scope
 from .services import services
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -44,16 +46,17 @@ def reads_only(view: F) -> F:
 class SignedIn(UserMixin):
     """The signed-in user as Flask-Login sees it."""
 
-    def __init__(self, user: User, secret: str = ""):
+    def __init__(self, user: User, secret: str = "", org: str = DEFAULT_ORG):
         self.name, self.role = user.name, user.role
         self.secret = secret  # the session's, kept in the cookie; "" when signed in by Basic for one call
+        self.org = org  # the organisation whose data this user sees (an operator sees all)
 
     def get_id(self) -> str:
         return self.secret
 
     @property
     def is_admin(self) -> bool:
-        return self.role == "admin"
+        return self.role in ("admin", OPERATOR)
 
 
 class SessionInterface(SecureCookieSessionInterface):
@@ -91,8 +94,8 @@ def _store_errors_kept(loader: Callable[[Any], SignedIn | None]) -> Callable[[An
 @_store_errors_kept
 def load_user(secret: str) -> SignedIn | None:
     s = services()
-    user = sessions.resume(s.store, secret, s.session_limits, s.clock())
-    return None if user is None else SignedIn(user, secret)
+    user = sessions.resume(s.root_store, secret, s.session_limits, s.clock())
+    return None if user is None else SignedIn(user, secret, s.root_store.owner("user", user.name))
 
 
 @login_manager.request_loader
@@ -118,7 +121,7 @@ def load_basic_user(req: Any) -> SignedIn | None:
         g.auth_refused = (401, result.message, 0)
         return None
     g.basic_auth = True
-    return SignedIn(result.user)
+    return SignedIn(result.user, org=services().root_store.owner("user", result.user.name))
 
 
 @login_manager.unauthorized_handler
@@ -146,6 +149,7 @@ def guard() -> Any:
         if g.get("user_store_error") is not None:
             raise g.user_store_error
         return login_manager.unauthorized()
+    set_scope(services().root_store, current_user.org, current_user.role)
     if request.method in SAFE_METHODS:
         return None
     if not g.get("basic_auth"):
@@ -172,7 +176,8 @@ def security_headers(response: Any) -> Any:
 def me() -> dict[str, Any]:
     """The signed-in user for templates, or None."""
     if current_user.is_authenticated:
-        return {"me": {"name": current_user.name, "role": current_user.role, "is_admin": current_user.is_admin}}
+        return {"me": {"name": current_user.name, "role": current_user.role, "is_admin": current_user.is_admin,
+                       "org": current_user.org, "is_operator": current_user.role == OPERATOR}}
     return {"me": None}
 
 

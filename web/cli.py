@@ -10,6 +10,7 @@ from tracker.settings import Settings
 from tracker.store import ROLES, NotFound, Store
 from tracker.cli import click_errors
 from tracker.store.open import open_store
+from tracker.store.tenancy import DEFAULT_ORG
 
 from .accounts import AccountError, check_name, hash_password, new_user
 
@@ -77,10 +78,12 @@ def _read_password(password_stdin: bool) -> str:
 @user.command("add")
 @click.argument("name")
 @click.option("--role", type=click.Choice(ROLES), default="viewer", show_default=True,
-              help="admin: everything; viewer: read only.")
+              help="operator: every organisation; admin: everything in its own; viewer: read only.")
 @click.option("--password-stdin", is_flag=True, help="Read the password from the first line of standard input.")
+@click.option("--org", "org_name", default=DEFAULT_ORG, show_default=True,
+              help="The organisation whose data the user sees (operators see all).")
 @_errors
-def add(name: str, role: str, password_stdin: bool) -> None:
+def add(name: str, role: str, password_stdin: bool, org_name: str) -> None:
     """Add an account; the password is asked twice (or read from standard input).
 
     \b
@@ -96,8 +99,11 @@ def add(name: str, role: str, password_stdin: bool) -> None:
         pass
     else:
         raise click.ClickException(f"user {name!r} exists; change the password with `fptrack user passwd {name}`")
+    if org_name != DEFAULT_ORG:
+        store.get_org(org_name)  # before asking for a password: `fptrack org add` first
     u = store.upsert_user(new_user(name, _read_password(password_stdin), role))
-    click.echo(f"added {u.name} ({u.role})")
+    store.set_owner("user", u.name, org_name)
+    click.echo(f"added {u.name} ({u.role})" + ("" if org_name == DEFAULT_ORG else f" to {org_name}"))
 
 
 @user.command("list")

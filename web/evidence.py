@@ -65,7 +65,10 @@ def check_text(tracker: Tracker, store: Store, outline: Outline, text: str) -> d
     prepared = tracker.prepare(Document("pasted text", text))
     found = tracker.match(prepared) if prepared.units else []
     results = []
+    hides_work = getattr(store, "hides_work", None)  # an organisation's view (tracker.store.scoped)
     for m in found:
+        if hides_work is not None and hides_work(m.original.split("/", 1)[0]):
+            continue  # another organisation's chapter: as if it were not registered
         try:
             original = store.get_chapter(m.original).text
         except NotFound:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-from flask import current_app
+from flask import current_app, has_request_context
 
 from fingerprint.track import Tracker
 from tracker.context import Context
@@ -54,6 +54,14 @@ class Services:
 
     @property
     def store(self) -> Store:
+        """The store as this request's organisation sees it (web.orgs); outside a request, all of it."""
+        from .orgs import scoped_store
+
+        scoped = scoped_store() if has_request_context() else None
+        return scoped if scoped is not None else self.root_store
+
+    @property
+    def root_store(self) -> Store:
         """Opened on first use, so a store that cannot be reached is a 503 page, not a failed start."""
         if self._store is None:
             with self._lock:
@@ -72,11 +80,11 @@ class Services:
         """
         with self._engine_lock:
             if self._context is None or not self.settings.redis_url:
-                chapters = self.store.count_chapters()
+                chapters = self.root_store.count_chapters()
                 stale = (self._context_key is None or self._context_key[0] != chapters
                          or time.monotonic() - self._context_key[1] > ENGINE_MAX_AGE)
                 if self._context is None or stale:
-                    self._context = Context(self.settings, store=self.store)
+                    self._context = Context(self.settings, store=self.root_store)
                     self._context_key = (chapters, time.monotonic())
             try:  # opening the index (connect) and using it
                 yield self._context.tracker
@@ -125,5 +133,7 @@ def store() -> Store:
 
 def reports() -> Reports:
     """The reports of this request."""
+    from .orgs import snapshots_of
+
     s = services()
-    return Reports(s.store, s.catalog, s.snapshots)
+    return Reports(s.store, s.catalog, snapshots_of(s.snapshots, s.store))

@@ -8,7 +8,8 @@ from typing import Any
 
 PAGE_STATUSES = ("queued", "done", "failed")
 MATCH_STATUSES = ("new", "confirmed", "dismissed", "takedown-sent", "removed")
-ROLES = ("admin", "viewer")
+#: operator: an admin of every organisation; admin: of its own; viewer: reads its own.
+ROLES = ("admin", "viewer", "operator")
 #: Orders `matches` accepts ("-" first: descending); ties are broken by page, then chapter.
 MATCH_SORTS = ("containment", "similarity", "page_share", "first_seen", "last_seen", "site", "work", "chapter",
                "status")

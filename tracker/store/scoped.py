@@ -1,0 +1,317 @@
+"""One organisation's view of the store.
+
+`ScopedStore(store, org)` answers like the store, but only with what the organisation
+owns: its works (and their chapters, images and matches), its sites, its users and
+tokens, and the pages of the sites it owns or where its works were found. Anything else
+is NotFound, as if it did not exist, so a caller cannot tell another organisation's id
+from a wrong one. New works and sites written through it belong to the organisation.
+
+The admin and the API use one per request (web.orgs), so no view has to filter by
+itself. Methods not listed here concern no organisation's data (sessions, the
+fingerprints the matcher loads, the chapter outline of the catalog) and go to the store.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import cached_property
+from typing import Any
+
+from .base import Store
+from .records import MATCH_STATUSES, PAGE_STATUSES, Chapter, CrawlRun, ImageMatch, MatchRecord, NotFound, Page, Site, \
+    User, Work, WorkImage
+from .tenancy import DEFAULT_ORG, ApiToken
+
+
+class ScopedStore:
+    def __init__(self, store: Store, org: str):
+        self.inner, self.org = store, org
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    # ---- what the organisation owns (read once per scoped store: one per request) -------
+
+    def _owned(self, kind: str, keys: Sequence[str]) -> list[str]:
+        owners = self.inner.owners(kind)
+        return [k for k in keys if owners.get(k, DEFAULT_ORG) == self.org]
+
+    @cached_property
+    def work_ids(self) -> list[str]:
+        return self._owned("work", [w.id for w in self.inner.works()])
+
+    @cached_property
+    def _work_set(self) -> frozenset[str]:
+        return frozenset(self.work_ids)
+
+    @cached_property
+    def _owned_sites(self) -> frozenset[str]:
+        """Configured sites it owns; for the default organisation also every site no one configured."""
+        owners = self.inner.owners("site")
+        names = {s.name for s in self.inner.sites()}
+        mine = {n for n in names if owners.get(n, DEFAULT_ORG) == self.org}
+        if self.org == DEFAULT_ORG:
+            seen = {r["site"] for r in self.inner.page_summary(["site"])}
+            mine |= {n for n in seen - names if owners.get(n, DEFAULT_ORG) == DEFAULT_ORG}
+        return frozenset(mine)
+
+    @cached_property
+    def site_names(self) -> frozenset[str]:
+        """The sites whose pages it sees: those it owns and those its works were found on."""
+        if not self.work_ids:
+            return self._owned_sites
+        found = {r["site"] for r in self.inner.match_summary(["site"], work=self.work_ids)}
+        return self._owned_sites | found
+
+    def hides_work(self, work_id: str) -> bool:
+        return work_id not in self._work_set
+
+    def hides_site(self, name: str) -> bool:
+        """A configured site of another organisation (a site seen only in its own matches is shown)."""
+        return name not in self.site_names
+
+    def _work_arg(self, work: str | list[str] | None) -> list[str] | None:
+        """The works a query may touch: the given one(s) it owns, else all it owns; None: none."""
+        wanted = self.work_ids if work is None else [work] if isinstance(work, str) else list(work)
+        mine = [w for w in wanted if w in self._work_set]
+        return mine or None
+
+    def _site_arg(self, site: str | list[str] | None) -> list[str] | None:
+        wanted = sorted(self.site_names) if site is None else [site] if isinstance(site, str) else list(site)
+        mine = [s for s in wanted if s in self.site_names]
+        return mine or None
+
+    # ---- works and chapters --------------------------------------------------------------
+
+    def works(self) -> list[Work]:
+        return [w for w in self.inner.works() if w.id in self._work_set]
+
+    def get_work(self, work_id: str) -> Work:
+        if self.hides_work(work_id):
+            raise NotFound(f"no work {work_id!r}")
+        return self.inner.get_work(work_id)
+
+    def upsert_work(self, work: Work) -> Work:
+        if self.inner.owner("work", work.id) != self.org:
+            try:
+                self.inner.get_work(work.id)
+            except NotFound:
+                pass
+            else:
+                raise ValueError(f"the work id {work.id!r} is taken; choose another")
+        self.inner.set_owner("work", work.id, self.org)
+        self.__dict__.pop("work_ids", None)
+        self.__dict__.pop("_work_set", None)
+        return self.inner.upsert_work(work)
+
+    def delete_work(self, work_id: str) -> Any:
+        self.get_work(work_id)
+        return self.inner.delete_work(work_id)
+
+    def upsert_chapter(self, chapter: Chapter) -> tuple[Chapter, bool]:
+        self.get_work(chapter.work)
+        return self.inner.upsert_chapter(chapter)
+
+    def get_chapter(self, key: str) -> Chapter:
+        ch = self.inner.get_chapter(key)
+        if self.hides_work(ch.work):
+            raise NotFound(f"no chapter {key!r}")
+        return ch
+
+    def delete_chapter(self, key: str) -> None:
+        self.get_chapter(key)
+        self.inner.delete_chapter(key)
+
+    def chapters(self, work: str | None = None) -> Iterator[Chapter]:
+        if work is not None:
+            return iter(()) if self.hides_work(work) else self.inner.chapters(work)
+        return (c for c in self.inner.chapters() if c.work in self._work_set)
+
+    # ---- matches ---------------------------------------------------------------------------
+
+    def get_match(self, page: str, chapter: str) -> MatchRecord:
+        m = self.inner.get_match(page, chapter)
+        if self.hides_work(m.work):
+            raise NotFound(f"no match of page {page!r} with chapter {chapter!r}")
+        return m
+
+    def matches(self, *, work: Any = None, **kw: Any) -> list[MatchRecord]:
+        works = self._work_arg(work)
+        return [] if works is None else self.inner.matches(work=works, **kw)
+
+    def count_matches(self, *, work: Any = None, **kw: Any) -> int:
+        works = self._work_arg(work)
+        return 0 if works is None else self.inner.count_matches(work=works, **kw)
+
+    def match_summary(self, by: Sequence[str], *, work: Any = None, **kw: Any) -> list[dict[str, Any]]:
+        works = self._work_arg(work)
+        return [] if works is None else self.inner.match_summary(by, work=works, **kw)
+
+    def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
+        self.get_match(page, chapter)
+        return self.inner.set_match_status(page, chapter, status, by=by)
+
+    # ---- images ----------------------------------------------------------------------------
+
+    def get_work_image(self, key: str) -> WorkImage:
+        image = self.inner.get_work_image(key)
+        if self.hides_work(image.work):
+            raise NotFound(f"no registered image {key!r}")
+        return image
+
+    def work_images(self, work: str | None = None, *, with_data: bool = False) -> list[WorkImage]:
+        if work is not None and self.hides_work(work):
+            return []
+        return [i for i in self.inner.work_images(work, with_data=with_data) if i.work in self._work_set]
+
+    def count_work_images(self, work: str | None = None) -> int:
+        if work is not None:
+            return 0 if self.hides_work(work) else self.inner.count_work_images(work)
+        return sum(self.inner.count_work_images(w) for w in self.work_ids)
+
+    def get_image_match(self, image: str, work_image: str) -> ImageMatch:
+        m = self.inner.get_image_match(image, work_image)
+        if self.hides_work(m.work):
+            raise NotFound(f"no match of image {image!r} with {work_image!r}")
+        return m
+
+    def image_matches(self, *, work: Any = None, **kw: Any) -> list[ImageMatch]:
+        works = self._work_arg(work)
+        return [] if works is None else self.inner.image_matches(work=works, **kw)
+
+    def count_image_matches(self, *, work: Any = None, **kw: Any) -> int:
+        works = self._work_arg(work)
+        return 0 if works is None else self.inner.count_image_matches(work=works, **kw)
+
+    def set_image_match_status(self, image: str, work_image: str, status: str, by: str = "") -> ImageMatch:
+        self.get_image_match(image, work_image)
+        return self.inner.set_image_match_status(image, work_image, status, by=by)
+
+    def get_page_image(self, key: str) -> Any:
+        image = self.inner.get_page_image(key)
+        if image.site not in self.site_names:
+            raise NotFound(f"no page image {key!r}")
+        return image
+
+    def page_images(self, *, site: str | None = None, **kw: Any) -> list[Any]:
+        if site is not None and site not in self.site_names:
+            return []
+        return [i for i in self.inner.page_images(site=site, **kw) if i.site in self.site_names]
+
+    # ---- sites and pages -------------------------------------------------------------------
+
+    def sites(self) -> list[Site]:
+        return [s for s in self.inner.sites() if s.name in self._owned_sites]
+
+    def get_site(self, name: str) -> Site:
+        if name not in self._owned_sites:
+            raise NotFound(f"no site {name!r}")
+        return self.inner.get_site(name)
+
+    def upsert_site(self, site: Site) -> Site:
+        if site.name not in self._owned_sites and self.inner.owner("site", site.name) != self.org:
+            try:
+                self.inner.get_site(site.name)
+            except NotFound:
+                pass
+            else:
+                raise ValueError(f"the site name {site.name!r} is taken; choose another")
+        self.inner.set_owner("site", site.name, self.org)
+        for name in ("_owned_sites", "site_names"):
+            self.__dict__.pop(name, None)
+        return self.inner.upsert_site(site)
+
+    def delete_site(self, name: str) -> None:
+        self.get_site(name)
+        self.inner.delete_site(name)
+
+    def crawl_runs(self, *, site: str | None = None, limit: int | None = 50) -> list[CrawlRun]:
+        if site is not None:
+            return [] if site not in self._owned_sites else self.inner.crawl_runs(site=site, limit=limit)
+        runs = [r for r in self.inner.crawl_runs(site=None, limit=None) if r.site in self._owned_sites]
+        return runs if limit is None else runs[:limit]
+
+    def get_page(self, key: str) -> Page:
+        page = self.inner.get_page(key)
+        if page.site not in self.site_names:
+            raise NotFound(f"no page {key!r}")
+        return page
+
+    def pages(self, *, site: str | None = None, **kw: Any) -> Iterator[Page]:
+        if site is not None and site not in self.site_names:
+            return iter(())
+        return (p for p in self.inner.pages(site=site, **kw) if p.site in self.site_names)
+
+    def find_pages(self, *, site: Any = None, **kw: Any) -> list[Page]:
+        sites = self._site_arg(site)
+        return [] if sites is None else self.inner.find_pages(site=sites, **kw)
+
+    def count_pages(self, *, site: Any = None, **kw: Any) -> int:
+        sites = self._site_arg(site)
+        return 0 if sites is None else self.inner.count_pages(site=sites, **kw)
+
+    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
+        rows = [r for r in self.inner.page_summary(["site", *(f for f in by if f != "site")])
+                if r["site"] in self.site_names]
+        groups: dict[tuple, dict[str, Any]] = {}
+        for r in rows:
+            g = groups.setdefault(tuple(r[f] for f in by), {**{f: r[f] for f in by}, "pages": 0,
+                                                             "last_fetched": None})
+            g["pages"] += r["pages"]
+            if r["last_fetched"] is not None and (g["last_fetched"] is None or r["last_fetched"] > g["last_fetched"]):
+                g["last_fetched"] = r["last_fetched"]
+        return sorted(groups.values(), key=lambda g: (-g["pages"], *(str(g[f]) for f in by)))
+
+    def failures(self, limit: int = 50) -> list[Page]:
+        return self.find_pages(status="failed", limit=limit)
+
+    def evidence(self, page: str) -> list[Any]:
+        self.get_page(page)
+        return self.inner.evidence(page)
+
+    def evidence_data(self, page: str, sha256: str) -> bytes:
+        self.get_page(page)
+        return self.inner.evidence_data(page, sha256)
+
+    # ---- follow-up -------------------------------------------------------------------------
+
+    def _sees(self, work: str, site: str) -> bool:
+        """An event or subscription about a work or site: its organisation's; about neither: the default's."""
+        if work:
+            return work in self._work_set
+        if site:
+            return site in self._owned_sites
+        return self.org == DEFAULT_ORG
+
+    def events(self, **kw: Any) -> list[Any]:
+        return [e for e in self.inner.events(**kw) if self._sees(e.work, e.site)]
+
+    def subscriptions(self) -> list[Any]:
+        return [s for s in self.inner.subscriptions() if self._sees(s.work, s.site)]
+
+    def deliveries(self, **kw: Any) -> list[Any]:
+        mine = {s.id for s in self.subscriptions()}
+        return [d for d in self.inner.deliveries(**kw) if d.subscription in mine]
+
+    def rechecks(self, *, site: str | None = None) -> list[Any]:
+        return [r for r in self.inner.rechecks(site=site) if r.site in self.site_names]
+
+    # ---- users and tokens ------------------------------------------------------------------
+
+    def users(self) -> list[User]:
+        owners = self.inner.owners("user")
+        return [u for u in self.inner.users() if owners.get(u.name, DEFAULT_ORG) == self.org]
+
+    def tokens(self, org: str | None = None) -> list[ApiToken]:
+        return [] if org not in (None, self.org) else self.inner.tokens(self.org)
+
+    # ---- totals ----------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, Any]:
+        found = self.page_images()
+        return {"works": len(self.work_ids),
+                "chapters": sum(self.inner.count_chapters(w) for w in self.work_ids),
+                "pages": {s: self.count_pages(status=s) for s in PAGE_STATUSES},
+                "matches": {s: self.count_matches(status=s) for s in MATCH_STATUSES},
+                "images": {"registered": self.count_work_images(),
+                           "found": {s: sum(1 for i in found if i.status == s) for s in PAGE_STATUSES},
+                           "matches": {s: self.count_image_matches(status=s) for s in MATCH_STATUSES}}}
