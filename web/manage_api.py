@@ -12,7 +12,9 @@ from typing import Any
 
 from flask import Blueprint, abort, g, jsonify, request
 
-from . import uploads
+from . import site_admin, uploads
+from .access import reads_only
+from .params import json_body
 
 bp = Blueprint("manage_api", __name__, url_prefix="/api")
 bp.url_value_preprocessor(uploads.raise_upload_limit)
@@ -43,3 +45,51 @@ def work_chapters(work_id: str) -> Any:
 def remove_work(work_id: str) -> Any:
     """?confirm=<the work's title>: the work goes with its chapters, index entries and matches."""
     return jsonify(uploads.remove(work_id, request.args.get("confirm")))
+
+
+@bp.route("/sites", methods=["POST"])
+def add_site() -> Any:
+    """{"url": ..., "name": optional, "rules": optional {content, title, follow, recrawl, ...}}."""
+    body = json_body()
+    return jsonify(site_admin.add_site(body.get("url"), body.get("name"), site_admin.json_values(body))), 201
+
+
+@bp.route("/sites/<name>", methods=["PATCH"])
+def edit_site(name: str) -> Any:
+    """Rule values to change ({"content": "#text", "recrawl": false, ...}); null puts a default back."""
+    name = site_admin.site_name_arg(name)
+    return jsonify(site_admin.update_site(name, site_admin.json_values(json_body())))
+
+
+@bp.route("/sites/<name>/preview", methods=["POST"])
+def preview_site(name: str) -> Any:
+    """{"url": a sample page, or "html": its HTML, "rules": optional values to try instead of the stored ones}."""
+    name = site_admin.site_name_arg(name)
+    body = json_body()
+    from .services import services
+
+    rules = site_admin.rules_with(name, site_admin.json_values(body), services().store.get_site(name))
+    return jsonify(site_admin.preview(rules, body.get("url"), body.get("html")))
+
+
+@bp.route("/sites/<name>/crawl", methods=["GET", "POST"])
+def crawl_site(name: str) -> Any:
+    """GET: the crawl's progress; POST ({"max_pages": optional}): start it (202), or resume a paused one."""
+    name = site_admin.site_name_arg(name)
+    if request.method == "GET":
+        return jsonify(site_admin.crawl_state(name))
+    body = json_body() if request.content_length else {}
+    return jsonify(site_admin.start_crawl(name, body.get("max_pages"))), 202
+
+
+@bp.route("/sites/<name>/pause", methods=["POST"])
+def pause_site(name: str) -> Any:
+    return jsonify(site_admin.pause_crawl(site_admin.site_name_arg(name)))
+
+
+@bp.route("/check-url", methods=["POST"])
+@reads_only
+def check_url() -> Any:
+    """{"url": ...}: fetch the page, take its text as the crawler would, and match it now (nothing is
+    stored; viewers may too, as they may check a text)."""
+    return jsonify(site_admin.check_url(json_body().get("url")))
