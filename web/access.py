@@ -1,9 +1,11 @@
 """Who may do what, checked before every request.
 
 Every page needs a signed-in user (a session kept in the store, see web.sessions;
-or HTTP Basic on /api/ for scripts, checked on every call). Every request that is
+or, on /api/ for scripts, an API token sent as Bearer (tracker.tokens) or HTTP Basic,
+checked on every call). A token signs in as its organisation: a write token as an admin
+of it, a read token as a viewer. Every request that is
 not GET/HEAD/OPTIONS carries a CSRF token, except an API call authenticated by
-Basic: a browser does not add that header to a forged cross-site request, and
+a token or Basic: a browser does not add that header to a forged cross-site request, and
 API writes also require a JSON body, which a cross-site form cannot send.
 Viewers read only: any such request from a viewer is refused with 403 unless
 its view is marked `reads_only` (a search form that changes nothing).
@@ -23,6 +25,8 @@ from tracker.store import StoreError, User
 from tracker.store.tenancy import DEFAULT_ORG
 
 from . import sessions
+from tracker.tokens import check_token
+
 from .accounts import sign_in
 from .orgs import OPERATOR, set_scope
 from .services import services
@@ -98,12 +102,28 @@ def load_user(secret: str) -> SignedIn | None:
     return None if user is None else SignedIn(user, secret, s.root_store.owner("user", user.name))
 
 
+def load_token_user(token: str) -> SignedIn | None:
+    """An API token (`Authorization: Bearer ...`) signs in as its organisation, for one call: a
+    write token as an admin of it, a read token as a viewer."""
+    record = check_token(services().root_store, token, services().clock())
+    if record is None:
+        g.auth_refused = (401, "unknown or revoked token; make one with `fptrack token create` or on the "
+                               "Tokens page", 0)
+        return None
+    g.basic_auth = True  # as with Basic: no cookie, no CSRF token
+    g.api_token = record
+    user = User(name=f"token:{record.id}", password_hash="", role="admin" if record.scope == "write" else "viewer")
+    return SignedIn(user, org=record.org)
+
+
 @login_manager.request_loader
 @_store_errors_kept
 def load_basic_user(req: Any) -> SignedIn | None:
     if not is_api():
         return None
     auth = req.authorization
+    if auth is not None and auth.type == "bearer":
+        return load_token_user(auth.token or "")
     if auth is None or auth.type != "basic":
         return None
     limiter = services().login_limiter
@@ -127,12 +147,14 @@ def load_basic_user(req: Any) -> SignedIn | None:
 @login_manager.unauthorized_handler
 def unauthorized() -> Any:
     if is_api():
-        status, message, retry = g.get("auth_refused", (401, "sign in: send HTTP Basic credentials "
-                                                             "(a user's name and password) or a session cookie", 0))
+        status, message, retry = g.get("auth_refused", (401, "sign in: send an API token (Authorization: Bearer "
+                                                             "TOKEN), HTTP Basic credentials (a user's name and "
+                                                             "password) or a session cookie", 0))
         response = jsonify(error="unauthorized" if status == 401 else "too many requests", message=message)
         response.status_code = status
         if status == 401:
             response.headers["WWW-Authenticate"] = 'Basic realm="fptrack", charset="UTF-8"'
+            response.headers.add("WWW-Authenticate", 'Bearer realm="fptrack"')
         if retry:
             response.headers["Retry-After"] = str(retry)
         return response
@@ -156,6 +178,8 @@ def guard() -> Any:
         csrf.protect()
     view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
     if view is not None and not getattr(view, "reads_only", False) and not current_user.is_admin:
+        if g.get("api_token") is not None:
+            abort(403, "this token's scope is read: it cannot change anything; use a write token")
         abort(403, "viewers can read but not change anything; ask an admin")
     return None
 

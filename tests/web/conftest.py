@@ -106,6 +106,9 @@ def fill(store: SQLiteStore) -> None:
     store.add_crawl_run(CrawlRun(site="biquge", started_at=T0, finished_at=T0 + timedelta(minutes=5),
                                  outcome="finished", counts={"fetched": 10, "stored": 3, "skipped": 5, "failed": 2},
                                  skipped={"not a chapter": 5}, failed={"http 404": 2}, job="job-1"))
+    from tracker.store.tenancy import ApiToken
+
+    store.add_token(ApiToken(id="t-sample", hash="0" * 64, org="default", scope="read", name="sample"))
     # generate_password_hash's default (scrypt) is slow on purpose; pbkdf2 keeps the tests quick
     for name, role in (("admin", "admin"), ("viewer", "viewer")):
         store.upsert_user(User(name=name, password_hash=generate_password_hash(PASSWORD, "pbkdf2:sha256:1000"),

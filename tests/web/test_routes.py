@@ -30,6 +30,7 @@ GET = {
     "/api/works/<work_id>/chapters": {"work_id": "山城旧事"},
     "/sites/manage": {"name": "biquge"}, "/api/sites/<name>/crawl": {"name": "biquge"},
     "/orgs/": {},
+    "/tokens/": {},
 }
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
@@ -43,6 +44,8 @@ CHANGES = {
     "/works/": lambda: {"title": "雨夜", "file": (io.BytesIO("第一章 雨夜\n山城的雨下了一夜。".encode()), "b.txt")},
     "/api/works": lambda: {"title": "雨夜", "file": (io.BytesIO("第一章 雨夜\n山城的雨下了一夜。".encode()), "b.txt")},
     "/works/<work_id>/remove": {"work_id": "山城旧事", "confirm": "山城旧事"},
+    "/tokens/": {"scope": "read", "name": "ci"},
+    "/tokens/<token_id>/revoke": {"token_id": "t-sample"},
     # sites: "query" is the query string
     "/sites/": {"url": "https://newsite.example/book/1/"},
     "/sites/manage": {"query": {"name": "biquge"}, "flags": "1", "start_urls": "https://biquge.example/",

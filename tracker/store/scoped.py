@@ -304,6 +304,15 @@ class ScopedStore:
     def tokens(self, org: str | None = None) -> list[ApiToken]:
         return [] if org not in (None, self.org) else self.inner.tokens(self.org)
 
+    def add_token(self, token: ApiToken) -> ApiToken:
+        token.org = self.org
+        return self.inner.add_token(token)
+
+    def delete_token(self, token_id: str) -> None:
+        if token_id not in {t.id for t in self.tokens()}:
+            raise NotFound(f"no token {token_id!r}")
+        self.inner.delete_token(token_id)
+
     # ---- totals ----------------------------------------------------------------------------
 
     def counts(self) -> dict[str, Any]:
