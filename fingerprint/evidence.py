@@ -78,17 +78,18 @@ def _follow_diagonals(oi, pj, dup_left, sorted_page, order, original):
     multi = np.flatnonzero(dup_right - dup_left > 1)
     if multi.shape[0] == 0:
         return pj
-    pj = pj.copy()
+    # The page's hash at each position (the sorted hashes put back in page order): whether the
+    # occurrence that continues the diagonal exists is then one look-up, not a search.
+    page_at = np.empty_like(sorted_page)
+    page_at[order] = sorted_page
+    at_page, want_hash = page_at.tolist(), original[oi].tolist()
+    out, starts, n = pj.tolist(), oi.tolist(), len(at_page)
     for t in multi.tolist():
-        if t > 0 and oi[t] == oi[t - 1] + 1:
-            want = pj[t - 1] + 1
-            # The stable sort keeps a hash's occurrences in page order: a binary search finds
-            # `want` (a scan would make a page of one repeated phrase quadratic).
-            occ = order[dup_left[t] : dup_right[t]]
-            at = int(np.searchsorted(occ, want))
-            if at < occ.shape[0] and occ[at] == want:
-                pj[t] = want
-    return pj
+        if t > 0 and starts[t] == starts[t - 1] + 1:
+            want = out[t - 1] + 1
+            if want < n and at_page[want] == want_hash[t]:
+                out[t] = want
+    return np.asarray(out, dtype=pj.dtype)
 
 
 def _join(runs: list[Run], *, max_gap: int, min_run: int) -> list[Run]:

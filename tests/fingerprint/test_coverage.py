@@ -100,4 +100,7 @@ def test_coverage_of_a_shuffled_copy_takes_linear_time(xiyouji):
         text = body[:n]
         return prepare("page", shuffled(text, random.Random(1)).text), prepare("original", text)
 
-    assert_linear(lambda pair: judge(*pair), make, 20_000, what="engine.judge on a shuffled copy")
+    # The alignment sorts the k-gram hashes and binary-searches them: O(n log n), and at these sizes
+    # the larger arrays leave the CPU caches, which alone takes 8x to 11-13x (numpy's searchsorted
+    # on random 64-bit keys, 20k -> 160k). Quadratic work would take 64x: 16 still tells them apart.
+    assert_linear(lambda pair: judge(*pair), make, 20_000, what="engine.judge on a shuffled copy", max_ratio=16)
