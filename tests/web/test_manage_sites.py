@@ -192,3 +192,26 @@ def test_pause_stops_a_crawl_keeping_its_frontier_and_start_resumes_it(app, api,
     done = wait_for(api, "slowly", ("finished", "failed"), timeout=120)
     assert done["state"] == "finished", done
     assert site.hits.get("/book/1/", 0) == hits_before  # resumed: the start page was not fetched again
+
+
+def test_check_url_fetches_a_page_takes_its_text_and_finds_the_copied_chapter(app, api, site):
+    import io
+
+    from tests.tracker.test_uploads import zipped
+
+    originals = ROOT / "samples" / "originals"
+    chapters = {f.name: f.read_bytes() for f in sorted(originals.glob("*.txt"))}
+    r = api.post("/api/works", data={"title": "山城旧事", "file": (io.BytesIO(zipped(chapters)), "w.zip")},
+                 content_type="multipart/form-data", headers=BASIC)
+    assert r.status_code == 201, r.get_json()
+    viewer = app.test_client()  # viewers may check a URL, as they may check a text
+    login(viewer, "viewer")
+    r = viewer.post("/api/check-url", json={"url": site.url + "/book/1/1.html"},
+                    headers={"X-CSRFToken": csrf_token(viewer, "/sites/")})
+    got = r.get_json()
+    assert r.status_code == 200 and got["kind"] == "chapter" and got["site"] == name_of(site)
+    assert [m["work"] for m in got["matches"]][:1] == ["山城旧事"]
+    r = api.post("/api/check-url", json={"url": site.url + "/book/1/4.html"}, headers=BASIC)  # a 404
+    assert r.status_code == 400 and "could not fetch" in r.get_json()["message"]
+    r = api.post("/api/check-url", json={"url": "ftp://example.com/"}, headers=BASIC)
+    assert r.status_code == 400 and "not an http(s) URL" in r.get_json()["message"]
