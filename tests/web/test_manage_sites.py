@@ -215,3 +215,27 @@ def test_check_url_fetches_a_page_takes_its_text_and_finds_the_copied_chapter(ap
     assert r.status_code == 400 and "could not fetch" in r.get_json()["message"]
     r = api.post("/api/check-url", json={"url": "ftp://example.com/"}, headers=BASIC)
     assert r.status_code == 400 and "not an http(s) URL" in r.get_json()["message"]
+
+
+def test_viewers_cannot_patch_a_site_or_delete_a_work_through_the_api(app, api, site):
+    assert add(api, site, name="sample").status_code == 201
+    viewer = app.test_client()
+    login(viewer, "viewer")
+    token = {"X-CSRFToken": csrf_token(viewer, "/sites/")}
+    assert viewer.patch("/api/sites/sample", json={"recrawl": False}, headers=token).status_code == 403
+    assert viewer.post("/api/sites/sample/pause", headers=token).status_code == 403
+    assert viewer.delete("/api/works/x?confirm=x", headers=token).status_code == 403
+
+
+def test_a_hostile_sample_page_is_shown_as_text_never_as_markup(app, api, site):
+    assert add(api, site, name="sample").status_code == 201
+    admin = app.test_client()
+    login(admin, "admin")
+    hostile = ("<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt;</title></head><body><div id=t>"
+               + "&lt;img src=x onerror=alert(1)&gt;山城的雨下了整整一夜。" * 20 + "</div></body></html>")
+    r = admin.post("/sites/manage?name=sample", data={
+        "flags": "1", "start_urls": site.url + "/", "content": "#t", "sample_html": hostile, "action": "preview",
+        "csrf_token": csrf_token(admin, "/sites/")})
+    html = r.get_data(as_text=True)
+    assert r.status_code == 200 and "山城的雨" in html
+    assert "<script>alert(1)" not in html and "<img src=x" not in html
