@@ -28,9 +28,10 @@ from pathlib import Path, PurePosixPath
 from fingerprint.encoding import decode
 from fingerprint.errors import InputError
 from fingerprint.scrub import scrub
-from fingerprint.sources import ReadReport
+from fingerprint.sources import IMAGE_SUFFIXES, ReadReport
 
 from .context import Context
+from .images import register_image
 from .registry import ChapterInput, RegisterReport, chapters_from, register_chapter, work_id
 from .store import Chapter, NotFound, Work
 
@@ -40,6 +41,7 @@ ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip with entries; an empty zip
 ARCHIVE_SUFFIXES = frozenset(".zip .rar .7z .gz .tgz .bz2 .xz .tar .jar .epub .cbz .apk".split())
 TEXT_SUFFIXES = frozenset(".txt .text .md .html .htm .xhtml .jsonl .ndjson .json".split())
 _HAS_CONTENT = re.compile(r"[^\W_]")
+MAX_IMAGES = 50  # covers and illustrations registered from one upload
 FIXES = "upload a .txt file (split at its chapter headings), a .zip of chapter files, or an .epub"
 
 
@@ -66,6 +68,7 @@ class Upload:
     kind: str  # "zip" | "text" | "epub"
     chapters: list[ChapterInput]
     skipped: ReadReport = field(default_factory=ReadReport)
+    images: list[tuple[str, bytes]] = field(default_factory=list)  # (file name, bytes): covers, illustrations
 
 
 # ---- reading -------------------------------------------------------------------------------
@@ -178,7 +181,9 @@ def _read_chapter_zip(entries: dict[str, bytes]) -> Upload:
         reasons = "; ".join(report.details()[:3])
         raise UploadError("no file in the zip holds text" + (f" ({reasons})" if reasons else "")
                           + "; put one .txt or .html file per chapter in it")
-    return Upload("zip", chapters, report)
+    images = [(PurePosixPath(name).name, body) for name, body in entries.items()
+              if PurePosixPath(name).suffix.lower() in IMAGE_SUFFIXES][:MAX_IMAGES]
+    return Upload("zip", chapters, report, images)
 
 
 def _read_epub(data: bytes, entries: dict[str, bytes]) -> Upload:
@@ -230,7 +235,13 @@ def _read_epub(data: bytes, entries: dict[str, bytes]) -> Upload:
     if not chapters:
         raise UploadError("the EPUB has no chapters with text in its reading order (spine); "
                           "export it again with its text, or upload the text as a .txt file")
-    return Upload("epub", chapters, report)
+    covers = []
+    for item in [*book.get_items_of_type(ebooklib.ITEM_COVER), *book.get_items_of_type(ebooklib.ITEM_IMAGE)]:
+        name = PurePosixPath(item.get_name() or "").name
+        if item.get_type() == ebooklib.ITEM_COVER or "cover" in name.lower():
+            if name and all(name != n for n, _ in covers):
+                covers.append((name, item.get_content()))
+    return Upload("epub", chapters, report, covers[:MAX_IMAGES])
 
 
 def _first_line(text: str) -> str:
@@ -262,6 +273,13 @@ def register_upload(ctx: Context, title: str, upload: Upload, *, author: str = "
             ch, status = register_chapter(
                 ctx, Chapter(key=f"{work.id}/{c.name}", work=work.id, title=c.title, text=c.text, number=c.number))
             getattr(report, status).append(ch.key)
+        for name, data in upload.images:
+            try:
+                stored, status = register_image(ctx, work.id, name, data)
+            except InputError as e:  # a broken picture costs only itself
+                report.images.skipped.append((name, str(e)))
+                continue
+            getattr(report.images, status).append(stored.key)
     except BaseException:
         try:
             remove_work(ctx, work.id)

@@ -85,7 +85,9 @@ def upload_work(form: Any, files: Any) -> dict[str, Any]:
         abort(400, str(e))
     return {"work": report.work.id, "title": report.work.title, "author": report.work.author, "kind": upload.kind,
             "chapters": len(report.added) + len(report.changed) + len(report.unchanged) + len(report.empty),
-            "not_indexed": report.empty, "skipped": report.skipped.details()}
+            "images": len(report.images.added) + len(report.images.changed) + len(report.images.unchanged),
+            "not_indexed": report.empty,
+            "skipped": report.skipped.details() + [f"image {n}: {why}" for n, why in report.images.skipped]}
 
 
 def chapters_data(work_id: str) -> dict[str, Any]:

@@ -204,3 +204,40 @@ def test_a_bad_title_is_an_input_error_before_anything_is_stored(ctx):
     with pytest.raises(InputError):
         register_upload(ctx, "a/b", read_upload("b.txt", book_text()))
     assert ctx.store.works() == []
+
+
+def test_covers_in_a_zip_are_registered_as_the_works_images_and_a_broken_one_is_skipped(ctx):
+    from tests.web.conftest import picture
+
+    up = read_upload("w.zip", zipped({"第1章.txt": CH1, "cover.png": picture((30, 60, 200)),
+                                      "broken.jpg": b"\xff\xd8 not really"}))
+    report = register_upload(ctx, "山城旧事", up)
+    assert report.images.added == ["山城旧事/cover.png"]
+    assert [name for name, _ in report.images.skipped] == ["broken.jpg"]
+    assert ctx.store.count_work_images("山城旧事") == 1
+    remove_work(ctx, "山城旧事")
+    assert ctx.store.count_work_images() == 0
+
+
+def test_an_epubs_cover_comes_with_its_chapters():
+    from ebooklib import epub
+
+    from tests.web.conftest import picture
+
+    book = epub.EpubBook()
+    book.set_identifier("id-2")
+    book.set_title("山城旧事")
+    book.set_language("zh")
+    book.set_cover("images/cover.png", picture((10, 20, 30)))
+    c1 = epub.EpubHtml(title="第一章", file_name="c1.xhtml", lang="zh")
+    c1.content = f"<h1>第一章 雨夜</h1><p>{CH1}</p>"
+    book.add_item(c1)
+    book.toc = (c1,)
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["cover", "nav", c1]  # the cover page holds no text: not a chapter
+    out = io.BytesIO()
+    epub.write_epub(out, book)
+    up = read_upload("b.epub", out.getvalue())
+    assert [c.title for c in up.chapters] == ["第一章 雨夜"]
+    assert [name for name, _ in up.images] == ["cover.png"]
