@@ -31,6 +31,7 @@ GET = {
     "/sites/manage": {"name": "biquge"}, "/api/sites/<name>/crawl": {"name": "biquge"},
     "/orgs/": {},
     "/tokens/": {},
+    "/api/openapi.json": {},
 }
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
