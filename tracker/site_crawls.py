@@ -81,9 +81,13 @@ def _alive(pid: Any) -> bool:
         return True
     try:  # a zombie (ended, not yet waited for) is not alive
         with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[-1].split()[0] != "Z"
+            if f.read().rsplit(")", 1)[-1].split()[0] == "Z":
+                return False
+        # A number the system gave to another process since: not our crawl (never signalled).
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"tracker.site_crawls" in f.read()
     except OSError:
-        return True
+        return True  # no /proc to ask: trust the number
 
 
 def running(state: dict[str, Any]) -> bool:

@@ -239,3 +239,25 @@ def test_a_hostile_sample_page_is_shown_as_text_never_as_markup(app, api, site):
     html = r.get_data(as_text=True)
     assert r.status_code == 200 and "山城的雨" in html
     assert "<script>alert(1)" not in html and "<img src=x" not in html
+
+
+def test_a_crawl_whose_process_is_gone_or_another_program_is_failed_and_never_signalled(settings):
+    import os
+    import subprocess
+    import sys
+
+    from tracker import site_crawls
+
+    path = site_crawls.state_file(settings, "sample")
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        site_crawls.write_state(path, {"state": "running", "site": "sample", "pid": other.pid, "fetched": 3})
+        state = site_crawls.read_state(settings, "sample")
+        assert state["state"] == "failed" and "start it again" in state["error"]
+        site_crawls.pause(settings, "sample")
+        assert other.poll() is None  # the unrelated process that took the number was left alone
+    finally:
+        other.kill()
+        other.wait()
+    site_crawls.write_state(path, {"state": "running", "site": "sample", "pid": os.getpid() + 10**6})
+    assert site_crawls.read_state(settings, "sample")["state"] == "failed"
