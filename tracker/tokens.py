@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from .store import NotFound, Store, now
 from .store.tenancy import ApiToken, check_scope
 
 PREFIX = "fpt_"
+TOUCH_EVERY = timedelta(minutes=1)  # last_used is recorded to this precision
 
 
 def token_hash(token: str) -> str:
@@ -46,6 +47,8 @@ def check_token(store: Store, token: str, at: datetime | None = None) -> ApiToke
         return None
     if not hmac.compare_digest(record.hash, digest):
         return None
-    record.last_used = at or now()
-    store.touch_token(record.id, record.last_used)
+    at = at or now()
+    if record.last_used is None or at - record.last_used >= TOUCH_EVERY:  # not one write per API call
+        record.last_used = at
+        store.touch_token(record.id, at)
     return record

@@ -109,13 +109,14 @@ def add(name: str, role: str, password_stdin: bool, org_name: str) -> None:
 @user.command("list")
 @_errors
 def list_users() -> None:
-    """List the accounts with their role and sign-in state.
+    """List the accounts with their role, organisation and sign-in state.
 
     \b
     Example:
       fptrack user list
     """
-    users = _store().users()
+    store = _store()
+    users, orgs = store.users(), store.owners("user")
     if not users:
         click.echo("no users yet: fptrack user add NAME --role admin")
         return
@@ -124,7 +125,8 @@ def list_users() -> None:
         state = f"locked until {u.locked_until:%Y-%m-%d %H:%M} UTC" if u.locked_until else ""
         if u.failed_logins:
             state = f"{u.failed_logins} failed sign-ins" + (f", {state}" if state else "")
-        click.echo(f"{u.name:<{width}}  {u.role:<6}  since {u.created_at:%Y-%m-%d}  {state}".rstrip())
+        org = orgs.get(u.name, DEFAULT_ORG)
+        click.echo(f"{u.name:<{width}}  {u.role:<8}  {org}  since {u.created_at:%Y-%m-%d}  {state}".rstrip())
 
 
 @user.command("remove")

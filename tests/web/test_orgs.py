@@ -162,6 +162,8 @@ def test_org_commands(settings):
     assert r.exit_code != 0 and "no spaces" in r.output
     r = runner.invoke(main, ["user", "add", "nina", "--org", "north", "--password-stdin"], input=PASSWORD + "\n")
     assert r.exit_code == 0 and "added nina (viewer) to north" in r.output
+    listed = runner.invoke(main, ["user", "list"]).output.splitlines()
+    assert any(line.split()[:3] == ["nina", "viewer", "north"] for line in listed)
     r = runner.invoke(main, ["user", "add", "x", "--org", "nowhere", "--password-stdin"], input=PASSWORD + "\n")
     assert r.exit_code != 0 and "nowhere" in r.output
     for args in (["org", "--help"], ["org", "add", "--help"], ["org", "list", "--help"]):
