@@ -17,9 +17,25 @@ from functools import cached_property
 from typing import Any
 
 from .base import Store
-from .records import MATCH_STATUSES, PAGE_STATUSES, Chapter, CrawlRun, ImageMatch, MatchRecord, NotFound, Page, Site, \
-    User, Work, WorkImage
+from .records import (MATCH_STATUSES, PAGE_STATUSES, Chapter, CrawlRun, ImageMatch, MatchRecord, NotFound, Page,
+                      Site, User, Work, WorkImage)
 from .tenancy import DEFAULT_ORG, ApiToken
+
+
+#: Store methods that go to the store as they are: sign-in and sessions (before the scope is
+#: known), what the crawler, matcher and workers write and read by key, and the organisations
+#: themselves. Every other method of the store is redefined below (tests/tracker/test_store_scoped.py).
+UNSCOPED = frozenset({
+    "add_session", "get_session", "sessions", "touch_session", "delete_session", "delete_sessions", "purge_sessions",
+    "record_login", "token_by_hash", "touch_token",
+    "chapter_by_doc", "chapter_headers", "count_chapters", "fingerprints", "put_fingerprint",
+    "upsert_page", "set_page_status", "delete_page", "page_validators", "upsert_match", "upsert_page_image",
+    "set_page_image_status", "page_image_validators", "upsert_image_match", "add_crawl_run",
+    "put_evidence", "delete_evidence", "mark_evidence_gone", "purge_evidence",
+    "add_event", "set_event_routed", "add_delivery", "record_delivery", "put_recheck",
+    "add_discovery_run", "update_discovery_run", "put_discovery_query", "add_discovered_urls", "seen_urls",
+    "upsert_org", "get_org", "orgs", "set_owner", "owner", "owners", "close",
+})
 
 
 class ScopedStore:
@@ -45,14 +61,10 @@ class ScopedStore:
 
     @cached_property
     def _owned_sites(self) -> frozenset[str]:
-        """Configured sites it owns; for the default organisation also every site no one configured."""
+        """The configured sites it owns. A site no one configured (pages ingested or found by
+        discovery) belongs to no organisation: each sees it through its own matches there."""
         owners = self.inner.owners("site")
-        names = {s.name for s in self.inner.sites()}
-        mine = {n for n in names if owners.get(n, DEFAULT_ORG) == self.org}
-        if self.org == DEFAULT_ORG:
-            seen = {r["site"] for r in self.inner.page_summary(["site"])}
-            mine |= {n for n in seen - names if owners.get(n, DEFAULT_ORG) == DEFAULT_ORG}
-        return frozenset(mine)
+        return frozenset(s.name for s in self.inner.sites() if owners.get(s.name, DEFAULT_ORG) == self.org)
 
     @cached_property
     def site_names(self) -> frozenset[str]:
@@ -168,6 +180,14 @@ class ScopedStore:
             return 0 if self.hides_work(work) else self.inner.count_work_images(work)
         return sum(self.inner.count_work_images(w) for w in self.work_ids)
 
+    def upsert_work_image(self, image: WorkImage) -> tuple[WorkImage, bool]:
+        self.get_work(image.work)
+        return self.inner.upsert_work_image(image)
+
+    def delete_work_image(self, key: str) -> None:
+        self.get_work_image(key)
+        self.inner.delete_work_image(key)
+
     def get_image_match(self, image: str, work_image: str) -> ImageMatch:
         m = self.inner.get_image_match(image, work_image)
         if self.hides_work(m.work):
@@ -282,6 +302,35 @@ class ScopedStore:
             return site in self._owned_sites
         return self.org == DEFAULT_ORG
 
+    def get_event(self, event_id: str) -> Any:
+        e = self.inner.get_event(event_id)
+        if not self._sees(e.work, e.site):
+            raise NotFound(f"no event {event_id!r}")
+        return e
+
+    def get_subscription(self, sub_id: str) -> Any:
+        sub = self.inner.get_subscription(sub_id)
+        if not self._sees(sub.work, sub.site):
+            raise NotFound(f"no subscription {sub_id!r}")
+        return sub
+
+    def upsert_subscription(self, sub: Any) -> Any:
+        if not sub.work and not sub.site and self.org != DEFAULT_ORG:
+            raise ValueError("name a work or a site: a subscription to every event is for the default organisation")
+        if not self._sees(sub.work, sub.site):
+            raise NotFound(f"no work {sub.work!r}" if sub.work else f"no site {sub.site!r}")
+        return self.inner.upsert_subscription(sub)
+
+    def delete_subscription(self, sub_id: str) -> None:
+        self.get_subscription(sub_id)
+        self.inner.delete_subscription(sub_id)
+
+    def get_recheck(self, page: str) -> Any:
+        r = self.inner.get_recheck(page)
+        if r.site not in self.site_names:
+            raise NotFound(f"no re-check of {page!r}")
+        return r
+
     def events(self, **kw: Any) -> list[Any]:
         return [e for e in self.inner.events(**kw) if self._sees(e.work, e.site)]
 
@@ -296,6 +345,28 @@ class ScopedStore:
         return [r for r in self.inner.rechecks(site=site) if r.site in self.site_names]
 
     # ---- users and tokens ------------------------------------------------------------------
+
+    def _user_org(self, name: str) -> str:
+        return self.inner.owner("user", name)
+
+    def get_user(self, name: str) -> User:
+        if self._user_org(name) != self.org:
+            raise NotFound(f"no user {name!r}")
+        return self.inner.get_user(name)
+
+    def upsert_user(self, user: User) -> User:
+        """A new user joins the organisation; another's cannot be changed."""
+        try:
+            self.inner.get_user(user.name)
+        except NotFound:
+            self.inner.set_owner("user", user.name, self.org)
+        else:
+            self.get_user(user.name)
+        return self.inner.upsert_user(user)
+
+    def delete_user(self, name: str) -> None:
+        self.get_user(name)
+        self.inner.delete_user(name)
 
     def users(self) -> list[User]:
         owners = self.inner.owners("user")
@@ -312,6 +383,24 @@ class ScopedStore:
         if token_id not in {t.id for t in self.tokens()}:
             raise NotFound(f"no token {token_id!r}")
         self.inner.delete_token(token_id)
+
+    # ---- discovery -------------------------------------------------------------------------
+
+    def discovery_runs(self, *, work: str | None = None, limit: int | None = 50) -> list[Any]:
+        if work is not None:
+            return [] if self.hides_work(work) else self.inner.discovery_runs(work=work, limit=limit)
+        runs = [r for r in self.inner.discovery_runs(limit=None) if r.work in self._work_set]
+        return runs if limit is None else runs[:limit]
+
+    def get_discovery_run(self, run_id: int) -> Any:
+        run = self.inner.get_discovery_run(run_id)
+        if self.hides_work(run.work):
+            raise NotFound(f"no discovery run {run_id}")
+        return run
+
+    def discovery_queries(self, run_id: int) -> list[Any]:
+        self.get_discovery_run(run_id)
+        return self.inner.discovery_queries(run_id)
 
     # ---- totals ----------------------------------------------------------------------------
 

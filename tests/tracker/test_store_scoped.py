@@ -1,0 +1,88 @@
+"""One organisation's view of the store (tracker.store.scoped): what it owns and nothing
+else, NotFound for another's records, new records its own, and every store method either
+scoped or named as one that needs no scope."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from tracker.store import NotFound, Site, User, Work
+from tracker.store.base import Store
+from tracker.store.scoped import UNSCOPED, ScopedStore
+from tracker.store.sqlite import SQLiteStore
+from tracker.store.tenancy import DEFAULT_ORG, Organisation
+
+from .store_contract import chapter, match, page
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SQLiteStore(tmp_path / "store.sqlite3")
+    s.upsert_org(Organisation("east"))
+    for work, org in (("山城旧事", None), ("东城", "east")):
+        s.upsert_work(Work(id=work, title=work))
+        if org:
+            s.set_owner("work", work, org)
+        s.upsert_chapter(chapter(f"{work}/1", work=work))
+    s.upsert_site(Site(name="biquge", start_urls=["https://biquge.example/"]))
+    s.upsert_site(Site(name="dc", start_urls=["https://dc.example/"]))
+    s.set_owner("site", "dc", "east")
+    for key, site, ch in (("https://biquge.example/1", "biquge", "山城旧事/1"), ("https://dc.example/1", "dc", "东城/1"),
+                          ("https://shared.example/1", "shared", "东城/1")):
+        s.upsert_page(page(key, site=site))
+        s.upsert_match(match(key, ch, work=ch.split("/")[0], site=site))
+    yield s
+    s.close()
+
+
+def test_every_store_method_is_scoped_or_named_as_needing_no_scope():
+    methods = {n for n, _ in inspect.getmembers(Store, inspect.isfunction) if not n.startswith("_")}
+    redefined = set(vars(ScopedStore))
+    assert not methods - redefined - UNSCOPED, "scope these in tracker/store/scoped.py or add them to UNSCOPED"
+    assert not UNSCOPED & redefined and UNSCOPED <= methods
+
+
+def test_each_organisation_sees_its_works_matches_sites_and_pages(store):
+    default, east = ScopedStore(store, DEFAULT_ORG), ScopedStore(store, "east")
+    assert [w.id for w in default.works()] == ["山城旧事"] and [w.id for w in east.works()] == ["东城"]
+    assert {m.work for m in east.matches()} == {"东城"} and east.count_matches() == 2
+    assert default.count_matches(work="东城") == 0 and default.matches(work="东城") == []
+    assert [r["work"] for r in default.match_summary(["work"])] == ["山城旧事"]
+    assert [s.name for s in east.sites()] == ["dc"]
+    # pages: of its sites, and of the sites its works were found on (an unconfigured "shared")
+    assert east.count_pages() == 2 and {p.site for p in east.find_pages()} == {"dc", "shared"}
+    assert [p.site for p in default.find_pages()] == ["biquge"]
+    assert {r["site"] for r in east.page_summary(["site", "status"])} == {"dc", "shared"}
+    assert east.counts()["works"] == 1 and east.counts()["matches"]["new"] == 2
+    for call in (lambda: default.get_work("东城"), lambda: default.get_chapter("东城/1"),
+                 lambda: default.get_match("https://dc.example/1", "东城/1"), lambda: default.get_site("dc"),
+                 lambda: default.get_page("https://dc.example/1"),
+                 lambda: default.set_match_status("https://dc.example/1", "东城/1", "confirmed"),
+                 lambda: east.delete_work("山城旧事"), lambda: east.delete_site("biquge")):
+        with pytest.raises(NotFound):
+            call()
+    assert store.get_match("https://dc.example/1", "东城/1").status == "new"
+    assert default.crawl_runs(site="dc") == []
+
+
+def test_what_it_writes_is_its_own_and_anothers_ids_are_refused(store):
+    east = ScopedStore(store, "east")
+    east.upsert_work(Work(id="新书", title="新书"))
+    assert store.owner("work", "新书") == "east" and "新书" in [w.id for w in east.works()]
+    east.upsert_chapter(chapter("新书/1", work="新书"))
+    east.upsert_site(Site(name="newsite", start_urls=["https://new.example/"]))
+    assert store.owner("site", "newsite") == "east" and "newsite" in [s.name for s in east.sites()]
+    with pytest.raises(ValueError):
+        east.upsert_work(Work(id="山城旧事", title="mine now"))
+    with pytest.raises(ValueError):
+        east.upsert_site(Site(name="biquge", start_urls=["https://biquge.example/"]))
+    with pytest.raises(NotFound):
+        east.upsert_chapter(chapter("山城旧事/9", work="山城旧事"))
+    assert store.get_work("山城旧事").title == "山城旧事" and store.owner("work", "山城旧事") == DEFAULT_ORG
+    east.upsert_user(User(name="eve", password_hash="x"))
+    assert store.owner("user", "eve") == "east" and [u.name for u in east.users()] == ["eve"]
+    store.upsert_user(User(name="alice", password_hash="x"))
+    with pytest.raises(NotFound):
+        east.upsert_user(User(name="alice", password_hash="y", role="admin"))
+    assert store.get_user("alice").role == "viewer"
