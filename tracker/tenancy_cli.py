@@ -7,6 +7,7 @@ from .cli import click_errors
 from .settings import Settings
 from .store import Store
 from .store.open import open_store
+from .store.scoped import assign_to
 from .store.tenancy import DEFAULT_ORG, TOKEN_SCOPES, Organisation, check_org_name
 from .tokens import create_token
 
@@ -28,6 +29,7 @@ def org() -> None:
     Example:
       fptrack org add north-press
       fptrack user add alice --role admin --org north-press
+      fptrack org assign north-press --work 山城旧事 --site biquge
       fptrack org list
     """
 
@@ -58,6 +60,26 @@ def list_orgs() -> None:
     names = [o.name for o in _store().orgs()]
     for name in [DEFAULT_ORG, *(n for n in names if n != DEFAULT_ORG)]:
         click.echo(name)
+
+
+@org.command("assign")
+@click.argument("name")
+@click.option("--work", "works", multiple=True, help="A work's id (repeat for more).")
+@click.option("--site", "sites", multiple=True, help="A site's name (repeat for more).")
+@click.option("--user", "users", multiple=True, help="A user's name (repeat for more).")
+@_errors
+def assign(name: str, works: tuple[str, ...], sites: tuple[str, ...], users: tuple[str, ...]) -> None:
+    """Move works, sites and users to an organisation (a work's matches go with it).
+
+    \b
+    Example:
+      fptrack org assign north-press --work 山城旧事 --site biquge --user alice
+    """
+    store = _store()
+    if name != DEFAULT_ORG:
+        store.get_org(name)
+    moved = assign_to(store, name, work=works, site=sites, user=users)
+    click.echo(f"moved to {name}: {moved}" if moved else "nothing named: give --work, --site or --user")
 
 
 @click.group("token")

@@ -14,8 +14,8 @@ from typing import Any
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from tracker.store import Store
-from tracker.store.scoped import ScopedStore
+from tracker.store import NotFound, Store
+from tracker.store.scoped import ScopedStore, assign_to
 from tracker.store.tenancy import DEFAULT_ORG, Organisation, check_org_name
 
 bp = Blueprint("orgs", __name__, url_prefix="/orgs")
@@ -82,7 +82,29 @@ def index() -> str:
     members: dict[str, list[str]] = {}
     for u in root.users():
         members.setdefault(users.get(u.name, DEFAULT_ORG), []).append(u.name)
-    return render_template("orgs/index.html", orgs=shown, counts=counts, members=members)
+    return render_template("orgs/index.html", orgs=shown, counts=counts, members=members,
+                           works=[w.id for w in root.works()], sites=[x.name for x in root.sites()],
+                           users=[u.name for u in root.users()])
+
+
+@bp.route("/assign", methods=["POST"])
+def assign() -> Any:
+    """Move a work (with its matches), a site or a user to an organisation."""
+    _operator_only()
+    from .services import services
+
+    root = services().root_store
+    kind, key, org = (request.form.get(k, "").strip() for k in ("kind", "key", "org"))
+    if kind not in ("work", "site", "user") or not key:
+        abort(400, "give kind (work, site or user), key and org")
+    if org not in org_names(root):
+        abort(400, f"no organisation {org!r}")
+    try:
+        assign_to(root, org, **{kind: (key,)})
+    except NotFound:
+        abort(404, f"no {kind} {key!r}")
+    flash(f"The {kind} {key} now belongs to {org}.", "ok")
+    return redirect(url_for("orgs.index"))
 
 
 @bp.route("/", methods=["POST"])

@@ -131,19 +131,38 @@ def test_summaries_are_kept_apart_per_organisation(app, east):
 
 
 @pytest.mark.parametrize("rule", sorted(OPERATOR_POSTS))
-def test_only_an_operator_adds_organisations(app, east, rule):
-    for name in ("viewer", "admin", "eve"):
+def test_only_an_operator_manages_organisations(app, east, rule):
+    before = ([o.name for o in east.orgs()], east.owners("work"))
+    for name in ("viewer", "admin", "eve", "ed"):
         c = signed_in(app, name)
         r = c.post(rule, data={**OPERATOR_POSTS[rule], "csrf_token": csrf_token(c, "/")})
-        assert r.status_code == 403
-    assert [o.name for o in east.orgs()] == ["east"]
+        assert r.status_code == 403, name
+    assert ([o.name for o in east.orgs()], east.owners("work")) == before
     root = signed_in(app, "root")
     r = root.post(rule, data={**OPERATOR_POSTS[rule], "csrf_token": csrf_token(root, "/")})
-    assert r.status_code == 302 and {o.name for o in east.orgs()} == {"east", OPERATOR_POSTS[rule]["name"]}
+    assert r.status_code == 302
+
+
+def test_an_operator_adds_organisations_and_moves_records_between_them(app, east):
+    root = signed_in(app, "root")
+    r = root.post("/orgs/", data={"name": "west", "csrf_token": csrf_token(root, "/")})
+    assert r.status_code == 302 and {o.name for o in east.orgs()} == {"east", "west"}
     page = root.get("/orgs/").get_data(as_text=True)
-    assert "east" in page and DEFAULT_ORG in page and "eve" in page
-    r = root.post(rule, data={"name": "two words", "csrf_token": csrf_token(root, "/")}, follow_redirects=True)
+    assert "east" in page and "west" in page and DEFAULT_ORG in page and "eve" in page
+    r = root.post("/orgs/", data={"name": "two words", "csrf_token": csrf_token(root, "/")}, follow_redirects=True)
     assert "no spaces" in r.get_data(as_text=True)
+    eve = signed_in(app, "eve")
+    assert eve.get("/api/works/山城旧事").status_code == 404
+    r = root.post("/orgs/assign", data={"kind": "work", "key": "山城旧事", "org": "east",
+                                        "csrf_token": csrf_token(root, "/")})
+    assert r.status_code == 302 and east.owner("work", "山城旧事") == "east"
+    assert eve.get("/api/works/山城旧事").status_code == 200  # with its matches
+    assert eve.get("/api/matches/view", query_string={"page_key": "https://biquge.example/1.html",
+                                                      "chapter": "山城旧事/第1章"}).status_code == 200
+    for bad, status in (({"kind": "work", "key": "nothing", "org": "east"}, 404),
+                        ({"kind": "page", "key": "x", "org": "east"}, 400),
+                        ({"kind": "user", "key": "eve", "org": "nowhere"}, 400)):
+        assert root.post("/orgs/assign", data={**bad, "csrf_token": csrf_token(root, "/")}).status_code == status
 
 
 def test_a_single_team_deployment_reads_as_before(admin, store):
@@ -164,7 +183,14 @@ def test_org_commands(settings):
     assert r.exit_code == 0 and "added nina (viewer) to north" in r.output
     listed = runner.invoke(main, ["user", "list"]).output.splitlines()
     assert any(line.split()[:3] == ["nina", "viewer", "north"] for line in listed)
+    r = runner.invoke(main, ["org", "assign", "north", "--user", "nina", "--user", "nobody"])
+    assert r.exit_code != 0 and "nobody" in r.output
+    r = runner.invoke(main, ["user", "add", "olga", "--password-stdin"], input=PASSWORD + "\n")
+    r = runner.invoke(main, ["org", "assign", "north", "--user", "olga"])
+    assert r.exit_code == 0 and "moved to north: 1 user" in r.output
+    assert "olga" in [line.split()[0] for line in runner.invoke(main, ["user", "list"]).output.splitlines()
+                      if line.split()[2:3] == ["north"]]
     r = runner.invoke(main, ["user", "add", "x", "--org", "nowhere", "--password-stdin"], input=PASSWORD + "\n")
     assert r.exit_code != 0 and "nowhere" in r.output
-    for args in (["org", "--help"], ["org", "add", "--help"], ["org", "list", "--help"]):
+    for args in (["org", "--help"], ["org", "add", "--help"], ["org", "list", "--help"], ["org", "assign", "--help"]):
         assert "Example:" in runner.invoke(main, args).output

@@ -413,3 +413,15 @@ class ScopedStore:
                 "images": {"registered": self.count_work_images(),
                            "found": {s: sum(1 for i in found if i.status == s) for s in PAGE_STATUSES},
                            "matches": {s: self.count_image_matches(status=s) for s in MATCH_STATUSES}}}
+
+
+def assign_to(store: Store, org_name: str, **keys: tuple[str, ...]) -> str:
+    """Set the owner of each named record, after checking they all exist (none moves if one is wrong)."""
+    getters = {"work": store.get_work, "site": store.get_site, "user": store.get_user}
+    for kind, names in keys.items():
+        for key in names:
+            getters[kind](key)
+    for kind, names in keys.items():
+        for key in names:
+            store.set_owner(kind, key, org_name)
+    return ", ".join(f"{len(v)} {k}{'s' if len(v) != 1 else ''}" for k, v in keys.items() if v)
