@@ -105,8 +105,14 @@ def load_user(secret: str) -> SignedIn | None:
 def load_token_user(token: str) -> SignedIn | None:
     """An API token (`Authorization: Bearer ...`) signs in as its organisation, for one call: a
     write token as an admin of it, a read token as a viewer."""
+    limiter, address = services().login_limiter, client_address()
+    if limiter.blocked(address):  # as for passwords: guessing costs the address its access for a while
+        g.auth_refused = (429, "too many failed sign-ins from this address; try again later",
+                          limiter.retry_after(address))
+        return None
     record = check_token(services().root_store, token, services().clock())
     if record is None:
+        limiter.fail(address)
         g.auth_refused = (401, "unknown or revoked token; make one with `fptrack token create` or on the "
                                "Tokens page", 0)
         return None

@@ -69,6 +69,18 @@ def test_a_token_is_kept_hashed_its_use_recorded_and_revoking_it_ends_it(client,
     assert client.get("/api/works", headers=bearer(tokens["read"])).status_code == 401
 
 
+def test_guessing_tokens_blocks_the_address_for_a_while(store, settings, tokens):
+    from web import create_app
+
+    app = create_app({"TESTING": True, "SECRET_KEY": "k", "SETTINGS": settings, "STORE": store,
+                      "LOGIN_IP_MAX_FAILURES": 3})
+    client = app.test_client()
+    for i in range(3):
+        assert client.get("/api/works", headers=bearer(f"fpt_guess{i}")).status_code == 401
+    r = client.get("/api/works", headers=bearer(tokens["read"]))  # even the right one, for a while
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
+
+
 def test_a_token_is_only_for_the_api(client, tokens):
     r = client.get("/works/", headers=bearer(tokens["write"]))
     assert r.status_code == 302 and "/login" in r.headers["Location"]
