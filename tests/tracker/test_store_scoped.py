@@ -1,6 +1,6 @@
 """One organisation's view of the store (tracker.store.scoped): what it owns and nothing
 else, NotFound for another's records, new records its own, and every store method either
-scoped or named as one that needs no scope."""
+scoped or named as one that needs no scope. On both backends."""
 from __future__ import annotations
 
 import inspect
@@ -16,9 +16,16 @@ from tracker.store.tenancy import DEFAULT_ORG, Organisation
 from .store_contract import chapter, match, page
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = SQLiteStore(tmp_path / "store.sqlite3")
+@pytest.fixture(params=["sqlite", "mongo"])
+def store(request, tmp_path):
+    if request.param == "mongo":
+        import mongomock
+
+        from tracker.store.mongo import MongoStore
+
+        s = MongoStore(client=mongomock.MongoClient(), db="fptrack_test")
+    else:
+        s = SQLiteStore(tmp_path / "store.sqlite3")
     s.upsert_org(Organisation("east"))
     for work, org in (("山城旧事", None), ("东城", "east")):
         s.upsert_work(Work(id=work, title=work))
