@@ -19,6 +19,7 @@ from tracker.store import CrawlRun, Site, StoreError, User, UserSession, Work
 from tracker.store.base import Store
 from tracker.store.discovery import DiscoveredUrl
 from tracker.store.followup import Delivery, Recheck
+from tracker.store.tenancy import Organisation
 from tracker.store.mongo import MongoStore
 from tracker.store.mongo import sharding
 from tracker.store.mongo.sharding import SHARD_KEYS, UNSHARDED, NotMongos, plan_problems, shard_key_fields
@@ -28,6 +29,7 @@ from .store_contract_discovery import DiscoveryContract, discovery_run, query
 from .store_contract_evidence import EvidenceContract, evidence
 from .store_contract_images import ImagesContract, image_match, page_image, work_image
 from .store_contract_notifications import NotificationsContract, event, subscription
+from .store_contract_tenancy import TenancyContract, token
 
 
 # ---- recording every operation ----------------------------------------------------------
@@ -227,7 +229,7 @@ def store(log):
 
 
 class TestContractOnShardedCollections(StoreContract, ReportContract, ImagesContract, NotificationsContract,
-                                       EvidenceContract, DiscoveryContract):
+                                       EvidenceContract, DiscoveryContract, TenancyContract):
     """Every contract test, with each operation it makes the store send checked in the
     `store` fixture's teardown."""
 
@@ -358,6 +360,17 @@ def exercise(s: Any) -> None:
     s.discovery_queries(run.id)
     s.add_discovered_urls([DiscoveredUrl(url="https://example.com/4", site="example.com", run=run.id)])
     s.seen_urls(["https://example.com/4"])
+    s.upsert_org(Organisation("north"))
+    s.get_org("north")
+    s.orgs()
+    s.set_owner("work", "山城旧事", "north")
+    s.owner("work", "山城旧事")
+    s.owners("work")
+    s.add_token(token("t1"))
+    s.token_by_hash("h-t1")
+    s.tokens("north")
+    s.touch_token("t1", at(1))
+    s.delete_token("t1")
     s.upsert_work(Work(id="removed", title="removed", created_at=T0))
     s.upsert_chapter(chapter("removed/1", number=1))
     s.delete_work("removed")
