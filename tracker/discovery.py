@@ -222,6 +222,7 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
         o.matches += max(0, made)
         if made > 0 and site not in tracked_names:
             store.upsert_site(Site(name=site, start_urls=_start_urls(outcomes, tracked, site), recrawl=True))
+            _give_to_owner_of(store, o.query.work, site)
             added.append(site)
     report = DiscoveryReport(run=run, queries=outcomes, sites_added=added, crawl_error=error)
     for n, o in enumerate(outcomes):
@@ -234,19 +235,37 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
     return report
 
 
+def _give_to_owner_of(store, work: str, site: str) -> None:
+    """A site found for a work belongs to the work's organisation (tracker.store.tenancy)."""
+    owner = getattr(store, "owner", None)
+    if owner is None or not work:
+        return
+    try:
+        org = owner("work", work)
+        if org != owner("site", site):
+            store.set_owner("site", site, org)
+    except (ValueError, LookupError):  # a work removed meanwhile keeps the site where it was
+        return
+
+
 def track_matched_sites(store, tracked: Sequence[Site], runs: int = 30) -> list[str]:
     """Track the sites that the last `runs` runs crawled and whose pages have matched since
     (with Celery workers, pages are matched after the run that crawled them); their start
     URLs are their stored pages. Returns the sites added."""
     names = {s.name for s in tracked}
-    found = dict.fromkeys(site for run in store.discovery_runs(limit=runs)
-                          for q in store.discovery_queries(run.id) for site in q.sites if site not in names)
+    found: dict[str, str] = {}  # site -> the work whose query found it first
+    for run in store.discovery_runs(limit=runs):
+        for q in store.discovery_queries(run.id):
+            for site in q.sites:
+                if site not in names:
+                    found.setdefault(site, q.work)
     added = []
-    for site in found:
+    for site, work in found.items():
         if store.count_matches(site=site) > 0:
             start = [p.url or p.key for p in store.find_pages(site=site, limit=20)]
             if start:
                 store.upsert_site(Site(name=site, start_urls=start, recrawl=True))
+                _give_to_owner_of(store, work, site)
                 added.append(site)
     return added
 

@@ -14,6 +14,7 @@ from tracker.discovery import DiscoverySettings, discover, plan_queries
 from tracker.registry import register_work
 from tracker.search_providers import HTTPSearchProvider, SearchError, config_from
 from tracker.store import NotFound
+from tracker.store.tenancy import Organisation
 
 from ..conftest import ROOT
 from .fixture_site import pirate_site
@@ -82,6 +83,9 @@ def test_discovery_finds_a_copy_crawls_it_records_the_matches_and_tracks_the_sit
         want = expected_counts(engine, planned, own.url)
         assert any(new for _, new in want) and any(n > len(new) for n, new in want)  # the test has both kinds
 
+        ctx.store.upsert_org(Organisation(name="north-press"))  # the work's organisation gets what is found for it
+        (work,) = ctx.store.works()
+        ctx.store.set_owner("work", work.id, "north-press")
         lines: list[str] = []
         report = discover(ctx, settings, say=lines.append, crawl_options=FAST)
 
@@ -108,6 +112,7 @@ def test_discovery_finds_a_copy_crawls_it_records_the_matches_and_tracks_the_sit
         assert report.sites_added == [copy_site]
         tracked = ctx.store.get_site(copy_site)
         assert tracked.recrawl and tracked.start_urls and all(u.startswith(copy.url) for u in tracked.start_urls)
+        assert ctx.store.owner("site", copy_site) == "north-press"
         with pytest.raises(NotFound):
             ctx.store.get_site(review_site)
         # the run and the counts of every query are kept in the store
