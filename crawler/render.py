@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import shutil
 from typing import Any
 
 from scrapy import signals
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+from tracker.browser import chromium_path
 
 __all__ = [
     "NEEDS_BROWSER", "NeedsBrowser", "RenderHandler", "chromium_path", "render_meta", "abort_request",
@@ -77,18 +77,6 @@ _STRIP_HIDDEN = """() => {
 
 class NeedsBrowser(Exception):
     """A page needs rendering and no browser can be started."""
-
-
-def chromium_path() -> str | None:
-    """The chromium to render with: FPT_CHROMIUM when set (None when it is not an executable file), else the one on PATH."""
-    given = os.environ.get("FPT_CHROMIUM", "").strip()
-    if given:
-        return given if os.path.isfile(given) and os.access(given, os.X_OK) else None
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 async def wait_quiet(page, idle_ms: int = IDLE_WAIT_MS) -> None:

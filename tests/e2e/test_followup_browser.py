@@ -13,8 +13,9 @@ from tracker.store import Page
 
 from ..conftest import ROOT
 from ..tracker.fixture_site import pirate_site
-from .conftest import ADMIN, ARTIFACTS, PASSWORD, WORK
-from .test_admin_browser import WAIT, check_png, page_left
+from .conftest import ADMIN, PASSWORD, WORK
+from .screen import Screen
+from .test_admin_browser import page_left
 
 pytestmark = pytest.mark.slow
 
@@ -25,21 +26,9 @@ TEXT = (ROOT / "samples" / "originals" / "山城旧事-第二章.txt").read_text
 def test_the_follow_up_page_shows_what_was_removed_and_what_is_still_up(driver, live):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    shots = ARTIFACTS / "followup"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob("*.png"):
-        old.unlink()
-    wait = WebDriverWait(driver, WAIT)
-
-    def css(selector: str):
-        return wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
-
-    def shot(name: str) -> None:
-        path = shots / f"{name}.png"
-        assert driver.save_screenshot(str(path)), f"no screenshot {path}"
-        check_png(path)
+    screen = Screen(driver, "followup")
+    wait, css, shot = screen.wait, screen.css, screen.shot
 
     with pirate_site() as site:
         html = "<html><body><div id='content'>" + "<br>".join(TEXT.splitlines()) + "</div></body></html>"

@@ -14,8 +14,8 @@ from web.demo_site import SampleSite, chapters_from_folder
 
 from ..conftest import ROOT
 from ..tracker.test_uploads import CH1, CH2
-from .conftest import ADMIN, ARTIFACTS, PASSWORD
-from .test_admin_browser import WAIT, check_png, page_left
+from .conftest import ADMIN, PASSWORD
+from .screen import Screen
 
 pytestmark = pytest.mark.slow
 
@@ -48,27 +48,12 @@ def manage_live(tmp_path_factory):
 
 def test_upload_a_work_then_add_a_site_and_preview_its_rules(driver, manage_live, tmp_path):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import WebDriverWait
 
     url, home = manage_live
-    shots = ARTIFACTS / "manage"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob("*.png"):
-        old.unlink()
-    wait = WebDriverWait(driver, WAIT)
+    screen = Screen(driver, "manage")
+    wait, css, shot = screen.wait, screen.css, screen.shot
 
-    def css(selector: str):
-        return wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
-
-    def shot(name: str) -> None:
-        path = shots / f"{name}.png"
-        assert driver.save_screenshot(str(path)), f"no screenshot {path}"
-        check_png(path)
-
-    def submit(button) -> None:
-        button.click()
-        wait.until(page_left(button))
+    submit = screen.click
 
     driver.get(url + "/login")
     driver.find_element(By.NAME, "name").send_keys(ADMIN)

@@ -9,8 +9,9 @@ import urllib.request
 
 import pytest
 
-from .conftest import ADMIN, ARTIFACTS, PASSWORD, WORK
-from .test_admin_browser import WAIT, check_png, page_left
+from .conftest import ADMIN, PASSWORD, WORK
+from .screen import Screen
+from .test_admin_browser import WAIT
 
 pytestmark = pytest.mark.slow
 
@@ -27,25 +28,12 @@ def api_get(url: str, token: str | None) -> tuple[int, dict]:
 def test_a_token_made_in_the_admin_is_shown_once_and_works_as_bearer_until_revoked(driver, live):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
-    shots = ARTIFACTS / "tokens"
-    shots.mkdir(parents=True, exist_ok=True)
-    for old in shots.glob("*.png"):
-        old.unlink()
-    wait = WebDriverWait(driver, WAIT)
+    screen = Screen(driver, "tokens")
+    wait, css, shot = screen.wait, screen.css, screen.shot
 
-    def css(selector: str):
-        return wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
-
-    def shot(name: str) -> None:
-        path = shots / f"{name}.png"
-        assert driver.save_screenshot(str(path)), f"no screenshot {path}"
-        check_png(path)
-
-    def click(element) -> None:
-        element.click()
-        wait.until(page_left(element))
+    click = screen.click
 
     assert api_get(live.url + "/api/works", None)[0] == 401
 

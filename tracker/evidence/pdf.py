@@ -15,6 +15,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..browser import chromium_path as chromium
+
 TIMEOUT = 90
 NO_FONT = ("no Chinese font is installed: the PDF shows boxes for Chinese characters "
            "(apt-get install fonts-noto-cjk)")
@@ -25,18 +27,6 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage
 
 class PdfError(RuntimeError):
     """No PDF could be made; the message says what to install or set."""
-
-
-def chromium() -> str | None:
-    """FPT_CHROMIUM when set (and executable), else the first chromium or chrome on PATH."""
-    given = os.environ.get("FPT_CHROMIUM", "").strip()
-    if given:
-        return given if os.path.isfile(given) and os.access(given, os.X_OK) else None
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 def cjk_font_installed() -> bool:
