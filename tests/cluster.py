@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 
-def _free_ports(n: int) -> list[int]:
+def free_ports(n: int) -> list[int]:
     """n free ports whose cluster-bus ports (port + 10000) are free as well."""
     out: list[int] = []
     while len(out) < n:
@@ -68,7 +68,7 @@ class LocalCluster:
             return False
         self.folder = tempfile.mkdtemp(prefix="fpt-test-cluster-")
         for attempt in range(3):
-            self.ports = _free_ports(self.nodes)
+            self.ports = free_ports(self.nodes)
             self.processes = [self._start_node(server, p) for p in self.ports]
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline and not all(_answers(p) for p in self.ports):

@@ -23,6 +23,7 @@ from tracker.redis_client import RedisUnavailable, connect
 from tracker.redis_index import IndexUnavailable, RedisIndex
 from tracker.settings import Settings
 
+from ..cluster import free_ports
 from ..conftest import ROOT, need
 from ..fingerprint.index_contract import CONFIG
 from .test_redis_index import _synthetic
@@ -46,7 +47,8 @@ def server(*args: str, config: str = ""):
     conf = os.path.join(folder, "redis.conf")
     with open(conf, "w", encoding="utf-8") as f:
         f.write(config)
-    port = _free_port()
+    # a cluster node also listens on port + 10000 (its bus): both must be free and below 65536
+    port = free_ports(1)[0] if "--cluster-enabled" in args else _free_port()
     proc = subprocess.Popen([exe, conf, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
                              "no", "--dir", folder, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
