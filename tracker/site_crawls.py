@@ -14,19 +14,19 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
-import threading
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from . import child_jobs
+from .child_jobs import now_text
 from .names import inside, job_for_sites
 from .settings import Settings
 
 STATES = ("starting", "running", "pausing", "paused", "finished", "failed")
 WRITE_EVERY = 1.0  # seconds between two writes of the progress
+MARKER = b"tracker.site_crawls"  # in the command line of a crawl's process
 
 
 def job_of(site: str) -> str:
@@ -38,60 +38,20 @@ def state_file(settings: Settings, site: str) -> Path:
     return inside(settings.home / "crawls" / "admin", job_of(site) + ".json")
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def write_state(path: Path, state: dict[str, Any]) -> None:
-    """Replace the state file at once (a reader never sees half of it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+_now = now_text
+write_state = child_jobs.write_state
+running = child_jobs.running
 
 
 def read_state(settings: Settings, site: str) -> dict[str, Any]:
     """The site's last crawl started from the admin: {"state": ...}; "none" when there was none. A
     crawl whose process is gone without saying how it ended is "failed"."""
-    path = state_file(settings, site)
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return {"state": "none", "site": site}
-    if state.get("state") in ("starting", "running", "pausing") and not _alive(state.get("pid")):
-        # The child writes its end before it exits; give a process that just ended a moment.
-        time.sleep(0.2)
-        try:
-            state = json.loads(path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            return {"state": "none", "site": site}
-        if state.get("state") in ("starting", "running", "pausing") and not _alive(state.get("pid")):
-            state.update(state="failed", error="the crawl's process ended without a word (killed?); start it again")
-    return state
+    return child_jobs.read_state(state_file(settings, site), MARKER, {"state": "none", "site": site},
+                                 "the crawl's process ended without a word (killed?); start it again")
 
 
 def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie (ended, not yet waited for) is not alive
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            if f.read().rsplit(")", 1)[-1].split()[0] == "Z":
-                return False
-        # A number the system gave to another process since: not our crawl (never signalled).
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"tracker.site_crawls" in f.read()
-    except OSError:
-        return True  # no /proc to ask: trust the number
-
-
-def running(state: dict[str, Any]) -> bool:
-    return state.get("state") in ("starting", "running", "pausing")
+    return child_jobs.alive(pid, MARKER)
 
 
 def start(settings: Settings, site: str, *, max_pages: int | None = None) -> dict[str, Any]:
@@ -100,28 +60,12 @@ def start(settings: Settings, site: str, *, max_pages: int | None = None) -> dic
     state = read_state(settings, site)
     if running(state):
         return state
-    path = state_file(settings, site)
-    write_state(path, {"state": "starting", "site": site, "job": job_of(site), "pid": None, "started_at": _now(),
-                       "fetched": 0, "last_url": ""})
     cmd = [sys.executable, "-m", "tracker.site_crawls", site]
     if max_pages:
         cmd += ["--max-pages", str(int(max_pages))]
-    env = {**os.environ, **settings.to_env()}
-    log = open(path.with_suffix(".log"), "wb")  # noqa: SIM115 - handed to the child
-    try:
-        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # not stopped with the web server's process group
-    finally:
-        log.close()
-    threading.Thread(target=proc.wait, daemon=True).start()  # reaped when it ends
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        state = {"state": "starting", "site": site, "job": job_of(site)}
-    if state.get("pid") is None:  # the child has not written yet: its pid, so that it can be paused
-        state = {**state, "pid": proc.pid}
-        write_state(path, state)
-    return state
+    first = {"state": "starting", "site": site, "job": job_of(site), "started_at": _now(), "fetched": 0,
+             "last_url": ""}
+    return child_jobs.launch(cmd, state_file(settings, site), first, {**os.environ, **settings.to_env()})
 
 
 def pause(settings: Settings, site: str) -> dict[str, Any]:
