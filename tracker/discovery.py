@@ -33,7 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .search_providers import HTTPSearchProvider, SearchError, SearchProvider, SearchResult, config_from
 from .search_queries import Query, QueryPlan, build_queries
-from .store import NotFound, Site, now
+from .store import NotFound, Site, Work, now
 from .store.discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
 
 log = logging.getLogger(__name__)
@@ -186,15 +186,19 @@ class DiscoveryReport:
 def discover(ctx, settings: DiscoverySettings | None = None, *, provider: SearchProvider | None = None,
              work: str | None = None, max_queries: int | None = None, dry_run: bool = False,
              say: Callable[[str], None] = log.warning, crawl_options: Sequence[str] = (),
-             provider_name: str | None = None) -> DiscoveryReport:
-    """One discovery run over every work (or the work titled `work`); see the module's docstring.
-    `say` gets one line per failure (a query the provider did not answer, a crawl that failed);
-    the run goes on. `dry_run`: the queries only, nothing sent or stored. `provider` (or the one
-    named `provider_name`, by default FPT_SEARCH_PROVIDER) answers the queries."""
+             provider_name: str | None = None,
+             progress: Callable[[dict[str, Any]], None] | None = None) -> DiscoveryReport:
+    """One discovery run over every work (or the work whose title or id is `work`); see the
+    module's docstring. `say` gets one line per failure (a query the provider did not answer, a
+    crawl that failed); the run goes on. `dry_run`: the queries only, nothing sent or stored.
+    `provider` (or the one named `provider_name`, by default FPT_SEARCH_PROVIDER) answers the
+    queries. `progress` gets {"run", "stage" (search, crawl), "done", "queries"} as the run goes.
+    The run is recorded as "running" until it ends, and "failed" when an error stops it."""
     settings = settings or DiscoverySettings.load()
     store = ctx.store
     budget = settings.discovery_max_queries if max_queries is None else max_queries
-    queries = plan_queries(store, settings, work)
+    work_id = find_work(store, work).id if work is not None else None
+    queries = plan_queries(store, settings, work_id)
     outcome = "finished"
     if budget and len(queries) > budget:
         queries, outcome = queries[:budget], "budget"
@@ -202,11 +206,30 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
         return DiscoveryReport(run=None, queries=[QueryOutcome(q) for q in queries])
     provider = provider or make_provider(settings, provider_name)
     run = store.add_discovery_run(DiscoveryRun(started_at=now(), finished_at=now(), provider=provider.name,
-                                               outcome=outcome, work=work or ""))
+                                               outcome="running", work=work_id or ""))
+    try:
+        return _run(ctx, settings, run, provider, queries, outcome, say, crawl_options, progress or (lambda _: None))
+    except BaseException:
+        run.finished_at, run.outcome = now(), "failed"
+        try:
+            store.update_discovery_run(run)
+        except Exception:  # noqa: BLE001 - the first error is the one to raise
+            log.exception("discovery run %s: could not record its failure", run.id)
+        raise
+
+
+def _run(ctx, settings: DiscoverySettings, run: DiscoveryRun, provider: SearchProvider, queries: list[Query],
+         outcome: str, say: Callable[[str], None], crawl_options: Sequence[str],
+         progress: Callable[[dict[str, Any]], None]) -> DiscoveryReport:
+    store = ctx.store
     tracked = store.sites()
     late = track_matched_sites(store, tracked)  # found by earlier runs, matched since (by the workers)
     tracked = store.sites() if late else tracked
-    outcomes = [search(provider, q, settings.discovery_results, say) for q in queries]
+    outcomes = []
+    for q in queries:
+        progress({"run": run.id, "stage": "search", "done": len(outcomes), "queries": len(queries)})
+        outcomes.append(search(provider, q, settings.discovery_results, say))
+    progress({"run": run.id, "stage": "crawl", "done": len(outcomes), "queries": len(queries)})
     keep_new(store, run, outcomes, tracked, ignored=(*settings.ignored(), _host(getattr(provider, "host", ""))))
     credit(outcomes, tracked)
     by_site = {s: o for o in outcomes for s in o.sites}
@@ -230,7 +253,7 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
                                                  text=o.query.text, returned=len(o.results), new=len(o.new),
                                                  stored=o.stored, matches=o.matches, sites=o.sites,
                                                  error=o.error))
-    run.finished_at, run.counts, run.sites_added = now(), report.counts, added
+    run.finished_at, run.counts, run.sites_added, run.outcome = now(), report.counts, added, outcome
     report.run = store.update_discovery_run(run)
     return report
 
@@ -270,14 +293,19 @@ def track_matched_sites(store, tracked: Sequence[Site], runs: int = 30) -> list[
     return added
 
 
+def find_work(store, work: str) -> Work:
+    """The work whose id is `work`, else the first whose title is; DiscoveryError when none is."""
+    works = store.works()
+    found = [w for w in works if w.id == work] or [w for w in works if w.title == work]
+    if not found:
+        raise DiscoveryError(f"no work titled {work!r}; register it with `fptrack add-work` "
+                             "or see the titles with `fptrack works`")
+    return found[0]
+
+
 def plan_queries(store, settings: DiscoverySettings, work: str | None = None) -> list[Query]:
     """The queries of every work (or of the work whose title or id is `work`), work by work."""
-    works = store.works()
-    if work is not None:
-        works = [w for w in works if work in (w.title, w.id)]
-        if not works:
-            raise DiscoveryError(f"no work titled {work!r}; register it with `fptrack add-work` "
-                                 "or see the titles with `fptrack works`")
+    works = store.works() if work is None else [find_work(store, work)]
     plan = settings.plan()
     out: list[Query] = []
     for w in works:

@@ -9,8 +9,9 @@ from .records import now
 
 #: The parts of a work a query is made from.
 QUERY_KINDS = ("title", "chapter-title", "sentence")
-#: How a run ended: every query sent; stopped by its query budget; queries only (--dry-run).
-RUN_OUTCOMES = ("finished", "budget", "dry-run")
+#: How a run ended: every query sent; stopped by its query budget; queries only (--dry-run);
+#: not ended yet (or its process was killed); stopped by an error.
+RUN_OUTCOMES = ("finished", "budget", "dry-run", "running", "failed")
 
 
 @dataclass
