@@ -199,7 +199,13 @@ class SitesStore(ABC):
     # sites and crawls
     @abstractmethod
     def upsert_site(self, site: Site) -> Site:
-        """Insert or replace a site's start URLs, rules and recrawl flag; keeps created_at."""
+        """Insert or replace a site's start URLs, rules, recrawl flag and schedule (hour, every);
+        keeps created_at and last_scheduled."""
+
+    @abstractmethod
+    def claim_site_slot(self, name: str, slot: datetime) -> bool:
+        """Record `slot` as the site's last scheduled crawl when it is later than the one recorded;
+        whether it was (False: a check took this slot already, or there is no such site)."""
 
     @abstractmethod
     def get_site(self, name: str) -> Site:

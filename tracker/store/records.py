@@ -117,9 +117,14 @@ class Site:
     name: str  # unique, e.g. "biquge"
     start_urls: list[str]
     rules: dict[str, Any] = field(default_factory=dict)  # crawler.rules.SiteRules as a dict
-    recrawl: bool = True  # crawled again by the daily run
+    recrawl: bool = True  # crawled on its schedule (False: paused)
     created_at: datetime = field(default_factory=now)
     updated_at: datetime = field(default_factory=now)
+    # Its schedule (tracker.schedule): the UTC hour of its crawl (None: FPT_RECRAWL_HOUR), every N days.
+    hour: int | None = None
+    every: int = 1
+    # The slot of its last scheduled crawl; written only by Store.claim_site_slot, kept by upsert_site.
+    last_scheduled: datetime | None = None
 
 
 @dataclass

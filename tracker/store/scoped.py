@@ -30,7 +30,7 @@ UNSCOPED = frozenset({
     "record_login", "token_by_hash", "touch_token",
     "chapter_by_doc", "chapter_headers", "count_chapters", "fingerprints", "put_fingerprint",
     "upsert_page", "set_page_status", "delete_page", "page_validators", "upsert_match", "upsert_page_image",
-    "set_page_image_status", "page_image_validators", "upsert_image_match", "add_crawl_run",
+    "set_page_image_status", "page_image_validators", "upsert_image_match", "add_crawl_run", "claim_site_slot",
     "put_evidence", "delete_evidence", "mark_evidence_gone", "purge_evidence",
     "add_event", "set_event_routed", "add_delivery", "record_delivery", "put_recheck",
     "add_discovery_run", "update_discovery_run", "put_discovery_query", "add_discovered_urls", "seen_urls",

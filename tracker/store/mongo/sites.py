@@ -1,6 +1,7 @@
 """MongoDB: watched sites with their rules, and what each crawl of them did."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pymongo import ASCENDING, DESCENDING, ReturnDocument
@@ -20,8 +21,10 @@ INDEXES = {
 
 
 def _site(d: dict[str, Any]) -> Site:
+    # hour, every and last_scheduled came with schedules: a site stored before has none of them.
     return Site(name=d["name"], start_urls=list(d["start_urls"]), rules=aware(d.get("rules") or {}),
-                recrawl=bool(d["recrawl"]), created_at=aware(d["created_at"]), updated_at=aware(d["updated_at"]))
+                recrawl=bool(d["recrawl"]), created_at=aware(d["created_at"]), updated_at=aware(d["updated_at"]),
+                hour=d.get("hour"), every=int(d.get("every") or 1), last_scheduled=aware(d.get("last_scheduled")))
 
 
 def _crawl_run(d: dict[str, Any]) -> CrawlRun:
@@ -48,8 +51,16 @@ class SitesMongo(MongoBase):
     def upsert_site(self, site: Site) -> Site:
         return _site(self._upsert(self._sites, {"name": site.name},
                                   {"$set": {"start_urls": list(site.start_urls), "rules": storable(site.rules),
-                                            "recrawl": bool(site.recrawl), "updated_at": utc(site.updated_at)},
+                                            "recrawl": bool(site.recrawl), "updated_at": utc(site.updated_at),
+                                            "hour": site.hour, "every": int(site.every)},
                                    "$setOnInsert": {"created_at": utc(site.created_at)}}, "site"))
+
+    @_guarded
+    def claim_site_slot(self, name: str, slot: datetime) -> bool:
+        at = utc(slot)
+        return self._sites.update_one(
+            {"name": name, "$or": [{"last_scheduled": None}, {"last_scheduled": {"$lt": at}}]},
+            {"$set": {"last_scheduled": at}}).modified_count == 1
 
     @_guarded
     def get_site(self, name: str) -> Site:

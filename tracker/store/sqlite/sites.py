@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 
 from ..records import CrawlRun, NotFound, Site
 from ..values import check_window, clean_counts, to_text
@@ -14,7 +15,10 @@ CREATE TABLE IF NOT EXISTS sites (
     rules TEXT NOT NULL,
     recrawl INTEGER NOT NULL,
     created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    hour INTEGER,
+    every INTEGER NOT NULL DEFAULT 1,
+    last_scheduled TEXT
 );
 CREATE TABLE IF NOT EXISTS crawl_runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -30,11 +34,15 @@ CREATE TABLE IF NOT EXISTS crawl_runs (
 CREATE INDEX IF NOT EXISTS crawl_runs_site ON crawl_runs (site, started_at DESC);
 CREATE INDEX IF NOT EXISTS crawl_runs_started ON crawl_runs (started_at DESC);
 """
+# The schedule, added since the first release: a site stored before it is crawled daily at FPT_RECRAWL_HOUR.
+ADDED_COLUMNS = {"sites": (("hour", "INTEGER"), ("every", "INTEGER NOT NULL DEFAULT 1"), ("last_scheduled", "TEXT"))}
 
 
 def _site(r: sqlite3.Row) -> Site:
+    last = r["last_scheduled"]
     return Site(name=r["name"], start_urls=loads(r["start_urls"]), rules=loads(r["rules"]), recrawl=bool(r["recrawl"]),
-                created_at=from_text(r["created_at"]), updated_at=from_text(r["updated_at"]))
+                created_at=from_text(r["created_at"]), updated_at=from_text(r["updated_at"]), hour=r["hour"],
+                every=r["every"], last_scheduled=from_text(last) if last else None)
 
 
 def _crawl_run(r: sqlite3.Row) -> CrawlRun:
@@ -51,12 +59,20 @@ class SitesSQL(SQLiteBase):
     @_guarded
     def upsert_site(self, site: Site) -> Site:
         with self._write() as c:
-            c.execute("INSERT INTO sites (name, start_urls, rules, recrawl, created_at, updated_at) "
-                      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET start_urls = excluded.start_urls, "
-                      "rules = excluded.rules, recrawl = excluded.recrawl, updated_at = excluded.updated_at",
+            c.execute("INSERT INTO sites (name, start_urls, rules, recrawl, created_at, updated_at, hour, every) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+                      "start_urls = excluded.start_urls, rules = excluded.rules, recrawl = excluded.recrawl, "
+                      "updated_at = excluded.updated_at, hour = excluded.hour, every = excluded.every",
                       (site.name, dumps(list(site.start_urls)), dumps(site.rules), int(bool(site.recrawl)),
-                       to_text(site.created_at), to_text(site.updated_at)))
+                       to_text(site.created_at), to_text(site.updated_at), site.hour, site.every))
             return _site(c.execute("SELECT * FROM sites WHERE name = ?", (site.name,)).fetchone())
+
+    @_guarded
+    def claim_site_slot(self, name: str, slot: datetime) -> bool:
+        with self._write() as c:
+            return c.execute("UPDATE sites SET last_scheduled = ? WHERE name = ? AND "
+                             "(last_scheduled IS NULL OR last_scheduled < ?)",
+                             (to_text(slot), name, to_text(slot))).rowcount == 1
 
     @_guarded
     def get_site(self, name: str) -> Site:
