@@ -29,6 +29,7 @@ from .store_contract_discovery import DiscoveryContract, discovery_run, query
 from .store_contract_evidence import EvidenceContract, evidence
 from .store_contract_images import ImagesContract, image_match, page_image, work_image
 from .store_contract_notifications import NotificationsContract, event, subscription
+from .store_contract_schedule import SiteScheduleContract
 from .store_contract_tenancy import TenancyContract, token
 
 
@@ -229,7 +230,7 @@ def store(log):
 
 
 class TestContractOnShardedCollections(StoreContract, ReportContract, ImagesContract, NotificationsContract,
-                                       EvidenceContract, DiscoveryContract, TenancyContract):
+                                       EvidenceContract, DiscoveryContract, TenancyContract, SiteScheduleContract):
     """Every contract test, with each operation it makes the store send checked in the
     `store` fixture's teardown."""
 
@@ -294,6 +295,7 @@ def exercise(s: Any) -> None:
     s.delete_chapter("山城旧事/2")
     s.upsert_site(Site(name="example", start_urls=["https://example.com/"]))
     s.get_site("example")
+    s.claim_site_slot("example", at(60))
     s.sites()
     s.add_crawl_run(CrawlRun(site="example", started_at=T0, finished_at=at(1), outcome="finished",
                              counts={"fetched": 2}, skipped={"off site": 1}))
