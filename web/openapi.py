@@ -131,6 +131,18 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                                     ("q", "string", "pages whose URL holds this"),
                                                     ("page_status", "string", "one of: " + ", ".join(PAGE_STATUSES))],
                                           "response": ROWS, "types": ["text/csv", JSON, "application/x-ndjson"]},
+    ("/api/discovery/runs", "get"): {"summary": "The recent discovery runs, with their totals and the sites they added",
+                                     "query": [("work", "string", "a work's id or title"),
+                                               ("limit", "integer", "runs at most (1 to 500, 50 by default)")],
+                                     "response": obj("work", "work_title", "search", "now", runs="array")},
+    ("/api/discovery/runs/{run_id}", "get"): {"summary": "One discovery run with every query and what it found",
+                                              "response": obj("run", queries="array")},
+    ("/api/works/{work_id}/discover", "post"): {"summary": "Start discovery for a work in the background (202; 409 "
+                                                           "when no search API is configured), or with dry_run only "
+                                                           "list its queries (200)",
+                                                "body": {"required": False, "content": {JSON: {"schema": obj(
+                                                    dry_run="boolean")}}},
+                                                "status": "202", "response": obj("state", "work", "run")},
     ("/api/openapi.json", "get"): {"summary": "This description", "response": {"type": "object"}},
 }
 
