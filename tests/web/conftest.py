@@ -106,6 +106,17 @@ def fill(store: SQLiteStore) -> None:
     store.add_crawl_run(CrawlRun(site="biquge", started_at=T0, finished_at=T0 + timedelta(minutes=5),
                                  outcome="finished", counts={"fetched": 10, "stored": 3, "skipped": 5, "failed": 2},
                                  skipped={"not a chapter": 5}, failed={"http 404": 2}, job="job-1"))
+    from tracker.store.discovery import DiscoveryQuery, DiscoveryRun
+
+    # A discovery run (id 1) for the work: its first query found biquge, which it then tracked.
+    run = store.add_discovery_run(DiscoveryRun(
+        started_at=T0, finished_at=T0 + timedelta(minutes=2), provider="http", work="山城旧事",
+        counts={"queries": 2, "failed": 1, "returned": 3, "new": 2, "stored": 2, "matches": 2, "sites_added": 1},
+        sites_added=["biquge"]))
+    store.put_discovery_query(DiscoveryQuery(run=run.id, n=0, work="山城旧事", kind="sentence", text=f'"{CH1[:20]}"',
+                                             returned=3, new=2, stored=2, matches=2, sites=["biquge"]))
+    store.put_discovery_query(DiscoveryQuery(run=run.id, n=1, work="山城旧事", kind="title", text='"山城旧事" "林岚"',
+                                             error="the search API answered HTTP 429 (3 tries)"))
     from tracker.store.tenancy import ApiToken
 
     store.add_token(ApiToken(id="t-sample", hash="0" * 64, org="default", scope="read", name="sample"))

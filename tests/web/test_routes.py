@@ -33,6 +33,8 @@ GET = {
     "/tokens/": {},
     "/users/": {}, "/users/view": {"name": "viewer"}, "/users/remove": {"name": "viewer"},
     "/api/openapi.json": {},
+    "/discovery/": {}, "/discovery/runs/<int:run_id>": {"int:run_id": "1"}, "/api/discovery/runs": {},
+    "/api/discovery/runs/<int:run_id>": {"int:run_id": "1"},
 }
 # GETs a viewer is refused (403): the users' pages are for admins and operators
 ADMIN_ONLY_GET = {"/users/", "/users/view", "/users/remove"}
@@ -64,6 +66,9 @@ CHANGES = {
                                   "html": "<html><body><div id=c>山城的雨下了整整一夜。</div></body></html>"},
     "/api/sites/<name>/crawl": {"name": "biquge"},  # the child finds no such site in its store: it ends at once
     "/api/sites/<name>/pause": {"name": "biquge"},
+    # discovery: without a search API the form says so (302 back to the page); dry_run needs none
+    "/discovery/start": {"work": "山城旧事"},
+    "/api/works/<work_id>/discover": {"work_id": "山城旧事", "dry_run": True},
 }
 READ_ONLY_POSTS = {"/login", "/logout", "/check", "/api/check", "/api/check-url"}
 # POSTs only an operator may make (tests/web/test_orgs.py makes them)
