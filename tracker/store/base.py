@@ -235,7 +235,7 @@ class AccountsStore(ABC):
     # users
     @abstractmethod
     def upsert_user(self, user: User) -> User:
-        """Insert or replace a user (keeps created_at). Raises ValueError for an unknown role."""
+        """Insert or replace a user (keeps created_at and last_login). Raises ValueError for an unknown role."""
 
     @abstractmethod
     def get_user(self, name: str) -> User:
@@ -252,7 +252,8 @@ class AccountsStore(ABC):
     @abstractmethod
     def record_login(self, name: str, ok: bool, *, max_failures: int, lock_for: timedelta,
                      at: datetime | None = None) -> User:
-        """Record a sign-in attempt atomically: success clears failed_logins and locked_until;
+        """Record a sign-in attempt atomically: success clears failed_logins and locked_until and
+        sets last_login to `at`;
         failure adds one, and every `max_failures`-th failure in a row locks the account until
         at + lock_for. Returns the user as it is now. Raises NotFound."""
 
