@@ -150,6 +150,7 @@ class User:
     failed_logins: int = 0  # since the last successful login
     locked_until: datetime | None = None
     created_at: datetime = field(default_factory=now)
+    last_login: datetime | None = None  # the last successful sign-in (set by record_login)
 
 
 @dataclass
