@@ -24,7 +24,7 @@ INDEXES = {
 def _user(d: dict[str, Any]) -> User:
     return User(name=d["name"], password_hash=d["password_hash"], role=d["role"],
                 failed_logins=int(d["failed_logins"]), locked_until=aware(d.get("locked_until")),
-                created_at=aware(d["created_at"]))
+                created_at=aware(d["created_at"]), last_login=aware(d.get("last_login")))
 
 
 def _session(d: dict[str, Any]) -> UserSession:
@@ -44,7 +44,9 @@ class AccountsMongo(MongoBase):
                          {"$set": {"password_hash": user.password_hash, "role": user.role,
                                    "failed_logins": int(user.failed_logins),
                                    "locked_until": utc(user.locked_until) if user.locked_until else None},
-                          "$setOnInsert": {"created_at": utc(user.created_at)}}, "user")
+                          "$setOnInsert": {"created_at": utc(user.created_at),
+                                           "last_login": utc(user.last_login) if user.last_login else None}},
+                         "user")
         return _user(d)
 
     @_guarded
@@ -68,7 +70,8 @@ class AccountsMongo(MongoBase):
                      at: datetime | None = None) -> User:
         at = at or now()
         if ok:
-            d = self._users.find_one_and_update({"name": name}, {"$set": {"failed_logins": 0, "locked_until": None}},
+            d = self._users.find_one_and_update({"name": name}, {"$set": {"failed_logins": 0, "locked_until": None,
+                                                                          "last_login": utc(at)}},
                                                 projection=NO_ID, return_document=ReturnDocument.AFTER)
         else:  # the increment is atomic, so every max_failures-th failure is seen by exactly one caller
             d = self._users.find_one_and_update({"name": name}, {"$inc": {"failed_logins": 1}}, projection=NO_ID,

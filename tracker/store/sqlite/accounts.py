@@ -15,7 +15,8 @@ CREATE TABLE IF NOT EXISTS users (
     role TEXT NOT NULL,
     failed_logins INTEGER NOT NULL,
     locked_until TEXT,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    last_login TEXT
 );
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY,
@@ -28,12 +29,14 @@ CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user, created_at);
 CREATE INDEX IF NOT EXISTS sessions_last_seen ON sessions (last_seen);
 CREATE INDEX IF NOT EXISTS sessions_created ON sessions (created_at);
 """
+ADDED_COLUMNS = {"users": (("last_login", "TEXT"),)}
 
 
 def _user(r: sqlite3.Row) -> User:
     return User(name=r["name"], password_hash=r["password_hash"], role=r["role"], failed_logins=r["failed_logins"],
                 locked_until=from_text(r["locked_until"]) if r["locked_until"] else None,
-                created_at=from_text(r["created_at"]))
+                created_at=from_text(r["created_at"]),
+                last_login=from_text(r["last_login"]) if r["last_login"] else None)
 
 
 def _session(r: sqlite3.Row) -> UserSession:
@@ -50,12 +53,13 @@ class AccountsSQL(SQLiteBase):
     def upsert_user(self, user: User) -> User:
         check_role(user.role, ROLES)
         with self._write() as c:
-            c.execute("INSERT INTO users (name, password_hash, role, failed_logins, locked_until, created_at) "
-                      "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+            c.execute("INSERT INTO users (name, password_hash, role, failed_logins, locked_until, created_at, "
+                      "last_login) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
                       "password_hash = excluded.password_hash, role = excluded.role, "
                       "failed_logins = excluded.failed_logins, locked_until = excluded.locked_until",
                       (user.name, user.password_hash, user.role, int(user.failed_logins),
-                       to_text(user.locked_until) if user.locked_until else None, to_text(user.created_at)))
+                       to_text(user.locked_until) if user.locked_until else None, to_text(user.created_at),
+                       to_text(user.last_login) if user.last_login else None))
             return _user(c.execute("SELECT * FROM users WHERE name = ?", (user.name,)).fetchone())
 
     @_guarded
@@ -81,7 +85,8 @@ class AccountsSQL(SQLiteBase):
             if row is None:
                 raise NotFound(f"no user {name!r}")
             if ok:
-                c.execute("UPDATE users SET failed_logins = 0, locked_until = NULL WHERE name = ?", (name,))
+                c.execute("UPDATE users SET failed_logins = 0, locked_until = NULL, last_login = ? WHERE name = ?",
+                          (to_text(at), name))
             else:
                 failures = row["failed_logins"] + 1
                 lock = to_text(at + lock_for) if failures % max_failures == 0 else None
