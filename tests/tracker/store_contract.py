@@ -780,8 +780,13 @@ class ReportContract:
         assert (u.failed_logins, u.locked_until) == (3, at(3) + lock)
         u = store.record_login("ann", False, max_failures=3, lock_for=lock, at=at(4))
         assert (u.failed_logins, u.locked_until) == (4, at(3) + lock)  # the lock stays as it was
-        u = store.record_login("ann", True, max_failures=3, lock_for=lock)
-        assert (u.failed_logins, u.locked_until, u.password_hash) == (0, None, "h")
+        assert u.last_login is None  # failures are no sign-in
+        u = store.record_login("ann", True, max_failures=3, lock_for=lock, at=at(5))
+        assert (u.failed_logins, u.locked_until, u.password_hash, u.last_login) == (0, None, "h", at(5))
+        assert is_aware_utc(store.get_user("ann").last_login)
+        store.record_login("ann", False, max_failures=3, lock_for=lock, at=at(6))
+        u = store.upsert_user(User(name="ann", password_hash="h2", role="admin"))  # keeps it too
+        assert (u.last_login, store.get_user("ann").last_login, u.failed_logins) == (at(5), at(5), 0)
         with pytest.raises(NotFound):
             store.record_login("nobody", False, max_failures=3, lock_for=lock)
 
