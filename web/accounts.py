@@ -83,6 +83,6 @@ def sign_in(store: Store, name: str, password: str, *, max_failures: int = MAX_F
             store.delete_sessions(name)  # someone is guessing: whoever holds a session signs in again
             return SignIn(None, refused, locked=True)
         return SignIn(None, refused)
-    if user.failed_logins or user.locked_until is not None:
-        user = store.record_login(name, True, max_failures=max_failures, lock_for=lock_for, at=at)
+    # Clears the failures and records when, for the Users page (sign-ins are rare: one write is cheap).
+    user = store.record_login(name, True, max_failures=max_failures, lock_for=lock_for, at=at)
     return SignIn(user)
