@@ -12,7 +12,6 @@ operator) who can sign in.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -162,15 +161,6 @@ def remove_user(view: Store, root: Store, actor: Actor, name: str, confirm: str,
     return sessions.end_all(root, name)
 
 
-def last_sign_ins(root: Store, names: Iterable[str]) -> dict[str, datetime]:
-    """When each user last signed in, as far as the sessions still kept tell (expired ones are purged)."""
-    wanted, last = set(names), {}
-    for s in root.sessions():
-        if s.user in wanted and (s.user not in last or s.created_at > last[s.user]):
-            last[s.user] = s.created_at
-    return last
-
-
 # ---- views -----------------------------------------------------------------------------------
 
 
@@ -191,7 +181,7 @@ def _page(status: int = 200, *, error: str = "", form: dict[str, str] | None = N
     org = request.args.get("org", "") if actor.is_operator else ""
     users = [u for u in store().users() if not org or owners.get(u.name, DEFAULT_ORG) == org]
     rows = [{"user": u, "org": owners.get(u.name, DEFAULT_ORG)} for u in users]
-    return render_template("users/index.html", rows=rows, last=last_sign_ins(root, (u.name for u in users)),
+    return render_template("users/index.html", rows=rows,
                            roles=[r for r in ROLES if actor.is_operator or r != OPERATOR],
                            orgs=org_names(root) if actor.is_operator else [actor.org], org=org,
                            error=error, form=form or {}, new=new), status
@@ -234,7 +224,6 @@ def _user_page(name: str, status: int = 200, *, error: str = "", password: str =
     actor, root = _actor(), services().root_store
     user = store().get_user(name)
     return render_template("users/view.html", user=user, org=root.owner("user", name),
-                           last=last_sign_ins(root, [name]).get(name),
                            sessions=len(root.sessions(name)), roles=[r for r in ROLES if actor.is_operator or
                                                                      r != OPERATOR],
                            managed=actor.is_operator or user.role != OPERATOR, error=error, password=password,
