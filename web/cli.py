@@ -59,7 +59,9 @@ def web(host: str, port: int) -> None:
 
 @click.group("user")
 def user() -> None:
-    """Manage the accounts that sign in to the admin (roles: admin, viewer).
+    """Manage the accounts that sign in to the admin (roles: operator, admin, viewer).
+
+    Admins and operators do the same in the admin, on the Users page (/users/).
 
     \b
     Example:
@@ -109,7 +111,7 @@ def add(name: str, role: str, password_stdin: bool, org_name: str) -> None:
 @user.command("list")
 @_errors
 def list_users() -> None:
-    """List the accounts with their role, organisation and sign-in state.
+    """List the accounts with their role, organisation, last sign-in and sign-in state.
 
     \b
     Example:
@@ -126,7 +128,8 @@ def list_users() -> None:
         if u.failed_logins:
             state = f"{u.failed_logins} failed sign-ins" + (f", {state}" if state else "")
         org = orgs.get(u.name, DEFAULT_ORG)
-        click.echo(f"{u.name:<{width}}  {u.role:<8}  {org}  since {u.created_at:%Y-%m-%d}  {state}".rstrip())
+        last = f"  last sign-in {u.last_login:%Y-%m-%d %H:%M} UTC" if u.last_login else ""
+        click.echo(f"{u.name:<{width}}  {u.role:<8}  {org}  since {u.created_at:%Y-%m-%d}{last}  {state}".rstrip())
 
 
 @user.command("remove")

@@ -348,3 +348,18 @@ def test_an_unknown_user_is_404(app, store):
     admin = signed_in(app, "admin")
     assert admin.get("/users/view", query_string={"name": "nobody"}).status_code == 404
     assert form(admin, "/users/password", {"name": "nobody"}).status_code == 404
+
+
+def test_the_command_line_lists_the_last_sign_in_too(settings):
+    from click.testing import CliRunner
+
+    from tracker.cli import main
+    from tracker.store.open import open_store
+
+    home = open_store(None, settings.home)  # the store `fptrack` opens
+    for name in ("ann", "bob"):
+        add_user(home, name, "admin", DEFAULT_ORG)
+    home.record_login("bob", True, max_failures=5, lock_for=timedelta(minutes=1), at=now())
+    home.close()
+    lines = CliRunner().invoke(main, ["user", "list"]).output.splitlines()
+    assert "last sign-in" not in lines[0] and f"last sign-in {now():%Y-%m-%d}" in lines[1]
