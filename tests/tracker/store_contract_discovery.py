@@ -40,6 +40,15 @@ class DiscoveryContract:
         assert [r.id for r in store.discovery_runs(limit=1)] == [other.id]
         assert store.discovery_runs(limit=0) == []
 
+    def test_a_running_run_ends_finished_or_failed(self, store):
+        going = store.add_discovery_run(discovery_run(outcome="running", work="山城旧事"))
+        stopped = store.add_discovery_run(discovery_run(outcome="running"))
+        assert store.get_discovery_run(going.id).outcome == "running"
+        going.outcome, stopped.outcome = "finished", "failed"
+        store.update_discovery_run(going)
+        store.update_discovery_run(stopped)
+        assert {r.id: r.outcome for r in store.discovery_runs()} == {going.id: "finished", stopped.id: "failed"}
+
     def test_unknown_runs_and_bad_records(self, store):
         with pytest.raises(NotFound):
             store.get_discovery_run(987)
