@@ -13,6 +13,7 @@ from tracker.store import ROLES, NotFound, Store, User, now
 MIN_PASSWORD = 8
 MAX_FAILURES = 5
 LOCK_FOR = timedelta(minutes=15)
+RECORD_EVERY = timedelta(minutes=1)  # a user's last sign-in is kept to within this much
 WRONG = "wrong name or password"
 
 
@@ -83,6 +84,9 @@ def sign_in(store: Store, name: str, password: str, *, max_failures: int = MAX_F
             store.delete_sessions(name)  # someone is guessing: whoever holds a session signs in again
             return SignIn(None, refused, locked=True)
         return SignIn(None, refused)
-    # Clears the failures and records when, for the Users page (sign-ins are rare: one write is cheap).
-    user = store.record_login(name, True, max_failures=max_failures, lock_for=lock_for, at=at)
+    # Clears the failures and records when, for the Users page; at most once a minute, as HTTP
+    # Basic signs in on every API call and a read should not cost a write.
+    if (user.failed_logins or user.locked_until is not None or user.last_login is None
+            or at - user.last_login >= RECORD_EVERY):
+        user = store.record_login(name, True, max_failures=max_failures, lock_for=lock_for, at=at)
     return SignIn(user)
