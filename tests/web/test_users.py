@@ -363,3 +363,15 @@ def test_the_command_line_lists_the_last_sign_in_too(settings):
     home.close()
     lines = CliRunner().invoke(main, ["user", "list"]).output.splitlines()
     assert "last sign-in" not in lines[0] and f"last sign-in {now():%Y-%m-%d}" in lines[1]
+
+
+def test_the_last_sign_in_is_written_at_most_once_a_minute(store):
+    from web.accounts import sign_in
+
+    t0 = now()
+    assert sign_in(store, "viewer", PASSWORD, at=t0).user.last_login == t0
+    assert sign_in(store, "viewer", PASSWORD, at=t0 + timedelta(seconds=30)).user  # HTTP Basic, say: no write
+    assert store.get_user("viewer").last_login == t0
+    later = t0 + timedelta(minutes=1)
+    sign_in(store, "viewer", PASSWORD, at=later)
+    assert store.get_user("viewer").last_login == later
