@@ -9,13 +9,14 @@ from fingerprint.cells import json_text, printable
 from fingerprint.cli.common import quiet_option, show, write_records
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name
-from tracker.store import NotFound, Site
+from tracker.schedule import site_schedule
+from tracker.store import NotFound, Site, now
 
 from .frontier import FrontierError
 from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for_urls
 
-SITE_COLUMNS = ["site", "start_urls", "recrawl", "last_crawl", "outcome", "fetched", "stored", "skipped", "failed",
-                "matches"]
+SITE_COLUMNS = ["site", "start_urls", "recrawl", "schedule", "next_crawl", "last_crawl", "outcome", "fetched",
+                "stored", "skipped", "failed", "matches"]
 SUMMARY_COLUMNS = ["site", "fetched", "chapters", "rendered", "stored", "unchanged", "not modified", "skipped",
                    "failed", "matched", "images fetched", "images matched"]
 
@@ -24,17 +25,24 @@ rules_errors = click_errors(RulesError, FrontierError)
 
 
 def stored_rules(site: Site) -> SiteRules:
-    return make_rules({**site.rules, "name": site.name, "start_urls": site.start_urls, "recrawl": site.recrawl},
-                      where=f"the stored rules of site {site.name!r}")
+    return make_rules({**site.rules, "name": site.name, "start_urls": site.start_urls, "recrawl": site.recrawl,
+                       "hour": site.hour, "every": site.every}, where=f"the stored rules of site {site.name!r}")
 
 
 def save_site(store, rules: SiteRules) -> Site:
-    """Keep a site's rules in the store (start URLs and the recrawl flag in their own fields)."""
+    """Keep a site's rules in the store (start URLs, the recrawl flag and the schedule in their own fields)."""
     data = rules.to_dict()
     start = data.pop("start_urls", [])
     data.pop("name", None)
-    recrawl = data.pop("recrawl", True)
-    return store.upsert_site(Site(name=rules.name, start_urls=start, rules=data, recrawl=recrawl))
+    recrawl, hour, every = data.pop("recrawl", True), data.pop("hour", None), data.pop("every", 1)
+    return store.upsert_site(Site(name=rules.name, start_urls=start, rules=data, recrawl=recrawl, hour=hour,
+                                  every=every))
+
+
+def schedule_text(store, site: Site, default_hour: int) -> tuple[str, str]:
+    """('daily at 03:00 UTC', '2026-11-26 03:00'): a site's schedule and its next scheduled crawl."""
+    shown = site_schedule(store, site, default_hour, now())
+    return shown["text"], shown["next"].strftime("%Y-%m-%d %H:%M") if shown["next"] else ""
 
 
 @click.command()
@@ -42,7 +50,7 @@ def save_site(store, rules: SiteRules) -> Site:
 @click.option("--rules", "rules_file", type=click.Path(exists=True, dir_okay=False),
               help="A TOML or JSON file of site rules (see `fptrack sites add --help`).")
 @click.option("--site", "site_names", multiple=True, help="Crawl a site configured with `fptrack sites add` (repeatable).")
-@click.option("--all-sites", is_flag=True, help="Crawl every configured site marked for re-crawling (the daily run).")
+@click.option("--all-sites", is_flag=True, help="Crawl every configured site whose schedule is not paused.")
 @click.option("--max-pages", type=click.IntRange(1), help="Stop after fetching this many pages (resumable).")
 @click.option("--depth", type=click.IntRange(0), help="Follow links this many steps from a start URL [6].")
 @click.option("--timeout", type=click.FloatRange(0.1), help="Seconds to wait for one page [30].")
@@ -180,7 +188,9 @@ def sites():
 @click.option("--render/--no-render", default=None,
               help="Render in headless chromium every page with scripts and no chapter text in its HTML "
                    "[no: only pages whose scripts look like they write the chapter].")
-@click.option("--recrawl/--no-recrawl", default=None, help="Crawl it in the daily run [yes].")
+@click.option("--recrawl/--no-recrawl", default=None, help="Crawl it on its schedule; --no-recrawl pauses it [yes].")
+@click.option("--hour", type=int, default=None, help="UTC hour of its scheduled crawl, 0-23 [FPT_RECRAWL_HOUR].")
+@click.option("--every", type=int, default=None, help="Days between its scheduled crawls, 1-30 [1].")
 @rules_errors
 def sites_add(name, urls, rules_file, **options):
     """Add a site to watch, or change its rules (given options replace the stored ones).
@@ -188,21 +198,28 @@ def sites_add(name, urls, rules_file, **options):
     Rules files hold [[site]] tables with the keys: name, start_urls,
     allowed_domains, follow, deny, chapter_urls, title, content, next_page,
     chapter_links, encoding, delay, concurrency, obey_robots, max_pages,
-    depth, render, recrawl.
+    depth, render, recrawl, hour, every.
+
+    The site is crawled at --hour (UTC) every --every days; --no-recrawl
+    pauses its schedule.
 
     \b
     Example:
       fptrack sites add biquge https://www.biquge.test/book/1/ --content '#content' --delay 1
+      fptrack sites add biquge --hour 4 --every 2
       fptrack sites add biquge --rules sites.toml
     """
     name = clean_site_name(name)
-    store = open_context().store
+    ctx = open_context()
+    store = ctx.store
     values: dict = {}
     try:
-        values.update(store.get_site(name).rules)
-        values["start_urls"] = store.get_site(name).start_urls
+        known = store.get_site(name)
     except NotFound:
         pass
+    else:
+        values.update(known.rules, start_urls=known.start_urls, recrawl=known.recrawl, hour=known.hour,
+                      every=known.every)
     if rules_file:
         found = load_rules_file(rules_file)
         chosen = [s for s in found if s.name == name] or (found if len(found) == 1 else [])
@@ -221,7 +238,8 @@ def sites_add(name, urls, rules_file, **options):
         raise click.UsageError(f"site {name!r} needs at least one start URL: fptrack sites add {name} URL")
     site = save_site(store, rules)
     show(f"site {site.name}: {len(site.start_urls)} start URLs, rules: "
-         + (", ".join(f"{k}={v}" for k, v in site.rules.items()) or "none (automatic)"))
+         + (", ".join(f"{k}={v}" for k, v in site.rules.items()) or "none (automatic)")
+         + "; schedule: " + schedule_text(store, site, ctx.settings.recrawl_hour)[0])
 
 
 @sites.command("import")
@@ -252,13 +270,16 @@ def sites_list(fmt):
     Example:
       fptrack sites list --format jsonl
     """
-    store = open_context().store
+    ctx = open_context()
+    store = ctx.store
     rows = []
     for s in store.sites():
         last = store.crawl_runs(site=s.name, limit=1)
         run = last[0] if last else None
+        schedule, next_crawl = schedule_text(store, s, ctx.settings.recrawl_hour)
         rows.append({
             "site": s.name, "start_urls": " ".join(s.start_urls), "recrawl": "yes" if s.recrawl else "no",
+            "schedule": schedule, "next_crawl": next_crawl,
             "last_crawl": run.finished_at.strftime("%Y-%m-%d %H:%M") if run else "never",
             "outcome": run.outcome if run else "", "fetched": run.counts.get("fetched", 0) if run else 0,
             "stored": run.counts.get("stored", 0) if run else 0,
@@ -282,9 +303,11 @@ def sites_show(name, runs):
     Example:
       fptrack sites show biquge
     """
-    store = open_context().store
+    ctx = open_context()
+    store = ctx.store
     s = store.get_site(clean_site_name(name))
-    show(f"site {s.name} (re-crawled daily: {'yes' if s.recrawl else 'no'})")
+    schedule, next_crawl = schedule_text(store, s, ctx.settings.recrawl_hour)
+    show(f"site {s.name} (schedule: {schedule}" + (f"; next crawl {next_crawl} UTC)" if next_crawl else ")"))
     for url in s.start_urls:
         show(f"  start: {url}")
     for k, v in s.rules.items():

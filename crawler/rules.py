@@ -20,6 +20,9 @@ A rules file is TOML or JSON: one `[[site]]` table per site (or a single table).
     concurrency = 2                 # requests at once to this site
     render = true                   # render pages without chapter text in the browser whenever they hold scripts
     images = false                  # do not fetch the images of its chapter and book pages
+    hour = 4                        # its scheduled crawl at 04:00 UTC (default: FPT_RECRAWL_HOUR)
+    every = 2                       # every 2 days (1 to 30; default 1)
+    recrawl = false                 # its scheduled crawl paused
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from urllib.parse import urlsplit
 from fingerprint.errors import InputError
 from fingerprint.scrub import scrub_value
 from tracker.names import clean_site_name
+from tracker.schedule import ScheduleError, check_every, check_hour
 
 from .extract import Selectors
 
@@ -67,7 +71,9 @@ class SiteRules:
     obey_robots: bool = True
     max_pages: int | None = None  # stop following the site's links after fetching this many of its pages
     depth: int | None = None  # link depth for this site, at most the crawl's (--depth, 6 by default)
-    recrawl: bool = True  # crawled again by the daily run
+    recrawl: bool = True  # crawled on its schedule (false: paused)
+    hour: int | None = None  # the UTC hour of its scheduled crawl; None: FPT_RECRAWL_HOUR (tracker.schedule)
+    every: int = 1  # days between its scheduled crawls, 1 to 30
     # Render every page that holds scripts and no chapter text in the browser (crawler.render),
     # not only those whose scripts look like they write it.
     render: bool = False
@@ -229,6 +235,13 @@ def _value(key: str, value: Any, where: str) -> Any:
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "depth" else 1):
             raise RulesError(f"{where}: {key} must be a whole number, {0 if key == 'depth' else 1} or more")
         return value
+    if key in ("hour", "every"):
+        if key == "hour" and value is None:  # JSON null: the deployment's hour
+            return None
+        try:
+            return check_hour(value) if key == "hour" else check_every(value)
+        except ScheduleError as e:
+            raise RulesError(f"{where}: {e}") from None
     if key in ("obey_robots", "recrawl", "render", "images"):
         if not isinstance(value, bool):
             raise RulesError(f"{where}: {key} must be true or false")

@@ -26,7 +26,7 @@ from kombu.utils.url import maybe_sanitize_url
 from . import tasks  # noqa: F401  (defines the shared tasks: every app made here gets them)
 from .settings import Settings, SettingsError
 from .task_names import ALL as TASK_NAMES
-from .task_names import DAILY, DEFAULT_QUEUE, FOLLOWUP
+from .task_names import DAILY, DEFAULT_QUEUE, FOLLOWUP, SCHEDULED_CRAWLS
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +56,17 @@ def create_celery(settings: Settings | None = None, **conf: Any) -> Celery:
         # A failing task retries up to FPT_MAX_ATTEMPTS times (backoff and jitter are set on the tasks).
         task_annotations={name: {"max_retries": settings.max_attempts} for name in TASK_NAMES},
         beat_schedule={
+            # The name stays that of earlier versions, whose daily run also re-crawled the sites.
             "daily-recrawl-and-process": {
                 "task": DAILY,
                 "schedule": crontab(minute=0, hour=settings.recrawl_hour),
+            },
+            # The sites' own schedules (tracker.schedule). A check still waiting when the next one is
+            # sent is dropped: the next one does what it would have done.
+            "hourly-scheduled-crawls": {
+                "task": SCHEDULED_CRAWLS,
+                "schedule": crontab(minute=0),
+                "options": {"expires": 3500},
             },
             "daily-followup": {
                 "task": FOLLOWUP,
@@ -98,7 +106,8 @@ def run_worker(settings: Settings, argv: list[str] | tuple[str, ...] = ()) -> in
 
 
 def run_beat(settings: Settings, argv: list[str] | tuple[str, ...] = ()) -> int | None:
-    """Start beat (blocks): it sends `tracker.tasks.daily` every day at FPT_RECRAWL_HOUR:00 UTC, and
+    """Start beat (blocks): it sends `tracker.tasks.scheduled_crawls` every hour at :00 UTC (each site is
+    crawled on its schedule), `tracker.tasks.daily` every day at FPT_RECRAWL_HOUR:00 UTC, and
     `tracker.tasks.followup` at FPT_RECHECK_HOUR:00 UTC."""
     app = create_celery(require_broker(settings))
     settings.home.mkdir(parents=True, exist_ok=True)  # the schedule file lives there

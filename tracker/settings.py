@@ -36,7 +36,8 @@ class Settings:
     winnow_sample: int = 32  # FPT_WINNOW_SAMPLE: 1 in N winnowed hashes is indexed
     pinyin_sample: int = 8  # FPT_PINYIN_SAMPLE
     max_attempts: int = 5  # FPT_MAX_ATTEMPTS: a failing page is retried this many times
-    recrawl_hour: int = 3  # FPT_RECRAWL_HOUR: daily re-crawl and report time (UTC hour)
+    # FPT_RECRAWL_HOUR: the daily run's UTC hour, and that of the sites' scheduled crawls unless a site sets its own
+    recrawl_hour: int = 3
     # FPT_EXTRACT_PROCESSES: processes that extract crawled pages beside the crawl
     # (-1: one fewer than the cores, at most 4; 0: extract in the crawl's own process)
     extract_processes: int = -1

@@ -14,9 +14,10 @@ REGISTER_CHAPTER = "tracker.tasks.register_chapter"
 REINDEX = "tracker.tasks.reindex"
 DAILY = "tracker.tasks.daily"
 FOLLOWUP = "tracker.tasks.followup"
+SCHEDULED_CRAWLS = "tracker.tasks.scheduled_crawls"
 
 #: Every task, for settings that apply to all of them (max_retries from FPT_MAX_ATTEMPTS).
-ALL = (PROCESS_PAGE, PROCESS_IMAGE, REGISTER_CHAPTER, REINDEX, DAILY, FOLLOWUP)
+ALL = (PROCESS_PAGE, PROCESS_IMAGE, REGISTER_CHAPTER, REINDEX, DAILY, FOLLOWUP, SCHEDULED_CRAWLS)
 
 #: The queue tasks go to and workers read, unless the Celery settings say otherwise.
 DEFAULT_QUEUE = "fptrack"

@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 import time
+from datetime import datetime
 from typing import Any
 
 from celery import Task, shared_task
@@ -34,8 +35,9 @@ from .fingerprints import pack_keys, params_of
 from .redis_client import RedisUnavailable, explain
 from .redis_index import IndexUnavailable
 from .settings import Settings
-from .store import FingerprintRecord, NotFound, StoreError
-from .task_names import DAILY, FOLLOWUP, PROCESS_IMAGE, PROCESS_PAGE, REGISTER_CHAPTER, REINDEX
+from .schedule import claim_due_sites
+from .store import FingerprintRecord, NotFound, StoreError, now
+from .task_names import DAILY, FOLLOWUP, PROCESS_IMAGE, PROCESS_PAGE, REGISTER_CHAPTER, REINDEX, SCHEDULED_CRAWLS
 
 log = logging.getLogger(__name__)
 
@@ -241,20 +243,20 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
     return {"indexed": pipeline.reindex(self.ctx)}
 
 
-# Acknowledged when it starts, unlike the page tasks: the re-crawl can outlast the broker's
+# Acknowledged when it starts, unlike the page tasks: discovery can outlast the broker's
 # visibility timeout (1 h on Redis), and a late ack would have another worker start a second
 # daily run every hour. A daily run lost with its worker is made up by the next one, which
 # sends every page still queued.
 @shared_task(bind=True, base=PipelineTask, name=DAILY, acks_late=False)
 def daily(self: PipelineTask) -> dict[str, Any]:
-    """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, re-crawl
-    the sites, search for new ones (discovery), expire old evidence, then send a process_page task for every queued page and every failed page
-    with attempts left, and a process_image task for every such page image."""
+    """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, search for new
+    sites (discovery), expire old evidence, then send a process_page task for every queued page and
+    every failed page with attempts left, and a process_image task for every such page image. The
+    sites are crawled on their own schedules (scheduled_crawls)."""
     ctx = self.ctx
     compact = getattr(ctx.index, "compact", None)
     if compact is not None:
         compact()  # appends since the last run leave spare room in Redis strings
-    crawled = recrawl_sites(ctx)
     found = discover_sites(ctx)
     queued, retried = pages_to_process(ctx)
     task = self.app.tasks[PROCESS_PAGE]
@@ -267,9 +269,29 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     from .evidence.retention import expire_evidence
 
     expired = expire_evidence(ctx.store, ctx.settings.evidence_days)
-    summary = {"crawled": crawled, "discovered": found, "queued": len(queued), "retried": len(retried),
-               "images": len(images), "evidence_removed": expired.removed}
+    summary = {"discovered": found, "queued": len(queued), "retried": len(retried), "images": len(images),
+               "evidence_removed": expired.removed}
     log.info("daily run: %s", summary)
+    return summary
+
+
+# Acknowledged when it starts, as the daily run: a crawl can take hours. A check lost with its
+# worker is made up by the next one (tracker.schedule), and a site's slot is claimed before its
+# crawl starts, so no two checks crawl it for the same slot.
+@shared_task(bind=True, base=PipelineTask, name=SCHEDULED_CRAWLS, acks_late=False)
+def scheduled_crawls(self: PipelineTask) -> dict[str, Any]:
+    """The hourly check (Celery beat, every hour at :00 UTC): crawl the sites due for their
+    scheduled crawl now (tracker.schedule) and send their new pages to the workers."""
+    return crawl_due_sites(self.ctx, now())
+
+
+def crawl_due_sites(ctx: Context, at: datetime) -> dict[str, Any]:
+    """Crawl the sites whose schedule is due at `at`; {"due": their names, "stored": pages stored}."""
+    due = claim_due_sites(ctx.store, ctx.settings.recrawl_hour, at)
+    if not due:
+        return {"due": [], "stored": 0}
+    summary = {"due": due, "stored": recrawl_sites(ctx, due, process=True)}
+    log.info("scheduled crawls: %s", summary)
     return summary
 
 
@@ -297,26 +319,28 @@ def discover_sites(ctx: Context) -> dict[str, Any]:
         return {"failed": type(e).__name__}
 
 
-#: Longest a daily re-crawl may take before it is stopped (its frontier is kept: the next run resumes it).
+#: Longest a scheduled crawl may take before it is stopped (its frontier is kept: the next one resumes it).
 RECRAWL_TIMEOUT_S = 6 * 3600
 
 
-def recrawl_sites(ctx: Context) -> int:
-    """Re-crawl the sites configured for it (`fptrack sites add`) and store what changed as
-    queued pages; returns how many pages were stored.
+def recrawl_sites(ctx: Context, names: list[str] | None = None, *, process: bool = False) -> int:
+    """Crawl the configured sites `names` (None: every one whose schedule is not paused) and store
+    what changed; returns how many pages were stored. The stored pages are left queued (the daily
+    run sends them to the workers) unless `process`: then the crawl sends them itself when it ends.
 
     The crawl runs in a child process (`python -m crawler`): Scrapy's reactor starts only
-    once per process, and a worker runs this every day. The pages are only stored here;
-    the daily run then sends every queued page to the workers."""
+    once per process, and a worker runs this every hour."""
     import json
     import subprocess
     import sys
 
-    names = [s.name for s in ctx.store.sites() if s.recrawl]
+    if names is None:
+        names = [s.name for s in ctx.store.sites() if s.recrawl]
     if not names:
         log.info("no sites configured for re-crawling (fptrack sites add): skipping the re-crawl")
         return 0
-    cmd = [sys.executable, "-m", "crawler", "--all-sites", "--no-process", "--quiet", "--format", "jsonl"]
+    cmd = [sys.executable, "-m", "crawler", *(a for n in names for a in ("--site", n)), "--quiet",
+           "--format", "jsonl", *(() if process else ("--no-process",))]
     env = {**os.environ, **ctx.settings.to_env()}
     try:
         # errors="replace": the child's output carries crawled site names; one bad byte must not

@@ -115,6 +115,9 @@ def test_create_celery_configuration(settings):
     entry = c.beat_schedule["daily-recrawl-and-process"]
     assert entry["task"] == "tracker.tasks.daily"
     assert entry["schedule"].hour == {settings.recrawl_hour} and entry["schedule"].minute == {0}
+    hourly = c.beat_schedule["hourly-scheduled-crawls"]
+    assert hourly["task"] == "tracker.tasks.scheduled_crawls" and hourly["schedule"].minute == {0}
+    assert hourly["schedule"].hour == set(range(24))
     assert c.timezone == "UTC"
     for name in ("process_page", "register_chapter", "reindex", "daily"):
         task = app.tasks[f"tracker.tasks.{name}"]
@@ -127,7 +130,8 @@ def test_task_names_stay_those_deployments_route_and_schedule(settings):
     # Routing rules, beat entries and queued messages name the tasks; moving code must not rename them.
     app = create_celery(settings)
     names = {"tracker.tasks.process_page", "tracker.tasks.process_image", "tracker.tasks.register_chapter",
-             "tracker.tasks.reindex", "tracker.tasks.daily", "tracker.tasks.followup"}
+             "tracker.tasks.reindex", "tracker.tasks.daily", "tracker.tasks.followup",
+             "tracker.tasks.scheduled_crawls"}
     assert {n for n in app.tasks if n.startswith("tracker.")} == names
     assert set(app.conf.task_annotations) == names
     assert app.conf.task_default_queue == "fptrack"
@@ -211,7 +215,7 @@ def test_store_error_retries_then_keeps_the_page(app, ctx, monkeypatch):
     # The store is back: the daily run sends the page again and it is processed.
     monkeypatch.undo()
     summary = run(app, "daily").get()
-    assert summary == {"crawled": 0, "queued": 0, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
+    assert summary == {"queued": 0, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
     assert ctx.store.get_page("biquge/2.html").status == "done"
     assert len(ctx.store.matches()) == 1
 
@@ -253,10 +257,8 @@ def test_daily_processes_queued_and_retries_failed_with_attempts_left(app, ctx, 
     store_page(ctx, "ads", ADS_ONLY)
     run(app, "process_page", "ads").get()  # failed, 1 attempt of 3
     assert pages_to_process(ctx) == (["q"], ["ads"])
-    seen = []
-    monkeypatch.setattr(tasks, "recrawl_sites", lambda c: seen.append(c) or 0)
-    assert run(app, "daily").get() == {"crawled": 0, "queued": 1, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
-    assert seen == [ctx]
+    monkeypatch.setattr(tasks, "recrawl_sites", lambda *a, **kw: pytest.fail("the sites crawl on their schedules"))
+    assert run(app, "daily").get() == {"queued": 1, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
     assert ctx.store.get_page("q").status == "done"
     assert ctx.store.get_page("ads").attempts == 2
     run(app, "daily").get()
