@@ -131,7 +131,7 @@ def test_a_generated_password_is_shown_once_and_signs_in(app, store):
     admin = signed_in(app, "admin")
     r = add(admin, name="nina", role="viewer", generate="1", password="ignored", repeat="other")
     html = r.get_data(as_text=True)
-    assert r.status_code == 201 and "not shown again" in html
+    assert r.status_code == 201 and "not shown again" in html and r.headers["Cache-Control"] == "no-store"
     password = shown_password(html)
     assert len(password) >= 16
     listing = admin.get("/users/").get_data(as_text=True)
@@ -246,7 +246,7 @@ def test_a_reset_password_is_shown_once_unlocks_and_ends_the_sessions(app, store
     store.upsert_user(u)
     r = form(admin, "/users/password", {"name": "viewer"})
     html = r.get_data(as_text=True)
-    assert r.status_code == 200 and "not shown again" in html
+    assert r.status_code == 200 and "not shown again" in html and r.headers["Cache-Control"] == "no-store"
     password = shown_password(html)
     assert password not in admin.get("/users/view", query_string={"name": "viewer"}).get_data(as_text=True)
     assert signed_out(viewer) and store.sessions("viewer") == []
