@@ -29,7 +29,7 @@ def notice_data() -> dict[str, Any]:
 
 def choices(work: str | None, site: str | None) -> list[dict[str, Any]]:
     """(site, work) pairs that have confirmed matches, to pick a notice from."""
-    return store().match_summary(["site", "work"], work=work, site=site, status="confirmed")
+    return store().match_totals(["site", "work"], work=work, site=site, status="confirmed")
 
 
 def mark_sent(work: str | None, site: str | None, by: str) -> int:

@@ -1,7 +1,7 @@
 """What the admin shows, computed from the store's grouped queries and pages of rows.
 
 Nothing here loads every match into Python: lists come one page at a time
-(count_matches + matches(limit, offset, sort)), totals from match_summary, and
+(count_matches + matches(limit, offset, sort)), totals from match_totals, and
 exports read in batches. Every function returns plain dicts and lists, the
 same for the HTML views and the JSON API.
 
@@ -49,7 +49,7 @@ def statuses_of(scope: str) -> str | list[str] | None:
 def summary(store: Store, by: Sequence[str], *, scope: str = ACTIVE, work: str | None = None,
             site: str | None = None) -> list[dict[str, Any]]:
     """Matches grouped by `by` in a scope: "all", one status, or "active" (every status but dismissed)."""
-    return store.match_summary(by, work=work, site=site, status=statuses_of(scope))
+    return store.match_totals(by, work=work, site=site, status=statuses_of(scope))
 
 
 def fill_days(counts: dict[str, int], days: int, today: date | None = None) -> list[dict[str, Any]]:
@@ -99,7 +99,7 @@ class Reports:
         return self.snapshots.get(("dashboard", days, today), lambda: self._dashboard(days, today))
 
     def _dashboard(self, days: int, today: date | None) -> dict[str, Any]:
-        per_day = {str(r["day"]): r["matches"] for r in self.store.match_summary(["day"])}
+        per_day = {str(r["day"]): r["matches"] for r in self.store.match_totals(["day"])}
         top = summary(self.store, ["site"])[:TOP]
         return {
             "counts": self.store.counts(),

@@ -22,6 +22,7 @@ from .store_contract_evidence import EvidenceContract
 from .store_contract_images import ImagesContract
 from .store_contract_schedule import SiteScheduleContract
 from .store_contract_tenancy import TenancyContract
+from .store_contract_totals import TotalsContract
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def store(client):
 
 
 class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, DiscoveryContract,
-                     TenancyContract, SiteScheduleContract):
+                     TenancyContract, SiteScheduleContract, TotalsContract):
     pass
 
 

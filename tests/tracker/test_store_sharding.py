@@ -288,6 +288,7 @@ def exercise(s: Any) -> None:
     s.matches(page="https://example.com/1", chapter="山城旧事/1")
     s.count_matches(work="山城旧事", status=["new", "confirmed"])
     s.match_summary(["work", "site", "day"], status="new")
+    s.match_totals(["work", "site", "day"], status="new")
     s.set_match_status("https://example.com/1", "山城旧事/1", "confirmed", by="alice")
     s.set_match_status("https://example.com/1", "山城旧事/1", "confirmed", by="alice")
     s.delete_page("https://example.com/1")  # a reviewed match keeps it

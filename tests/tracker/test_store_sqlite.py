@@ -19,6 +19,7 @@ from .store_contract_evidence import EvidenceContract, FileEvidenceContract
 from .store_contract_images import ImagesContract
 from .store_contract_schedule import SiteScheduleContract
 from .store_contract_tenancy import TenancyContract
+from .store_contract_totals import TotalsContract
 
 
 @pytest.fixture
@@ -29,7 +30,7 @@ def store(tmp_path):
 
 
 class TestSQLiteStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, FileEvidenceContract,
-                      DiscoveryContract, TenancyContract, SiteScheduleContract):
+                      DiscoveryContract, TenancyContract, SiteScheduleContract, TotalsContract):
     pass
 
 

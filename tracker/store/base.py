@@ -187,6 +187,13 @@ class MatchesStore(ABC):
         "last_seen" (latest); most matches first, then by the group fields."""
 
     @abstractmethod
+    def match_totals(self, by: Sequence[str], *, work: str | Sequence[str] | None = None, site: str | None = None,
+                     status: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Like match_summary without the distinct counts: one dict per group with its fields and
+        "matches", "first_seen", "last_seen", in the same order. What the reports ask on every
+        view, so a backend answers it from totals it keeps up to date rather than by a scan."""
+
+    @abstractmethod
     def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
         """Change a match's status and append {"status", "by", "at"} to its history.
         Raises NotFound, ValueError for a bad status."""

@@ -71,7 +71,7 @@ class ScopedStore:
         """The sites whose pages it sees: those it owns and those its works were found on."""
         if not self.work_ids:
             return self._owned_sites
-        found = {r["site"] for r in self.inner.match_summary(["site"], work=self.work_ids)}
+        found = {r["site"] for r in self.inner.match_totals(["site"], work=self.work_ids)}
         return self._owned_sites | found
 
     def hides_work(self, work_id: str) -> bool:
@@ -157,6 +157,10 @@ class ScopedStore:
     def match_summary(self, by: Sequence[str], *, work: Any = None, **kw: Any) -> list[dict[str, Any]]:
         works = self._work_arg(work)
         return [] if works is None else self.inner.match_summary(by, work=works, **kw)
+
+    def match_totals(self, by: Sequence[str], *, work: Any = None, **kw: Any) -> list[dict[str, Any]]:
+        works = self._work_arg(work)
+        return [] if works is None else self.inner.match_totals(by, work=works, **kw)
 
     def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
         self.get_match(page, chapter)

@@ -90,24 +90,36 @@ class MatchesMongo(MongoBase):
                       status: str | None = None, chapter: str | None = None) -> int:
         return self._matches.count_documents(self._match_query(work, page, site, status, chapter))
 
-    @_guarded
-    def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
-                      status: str | None = None) -> list[dict[str, Any]]:
+    def _grouped(self, by: Sequence[str], work: Any, site: str | None, status: Any,
+                 distinct: bool) -> list[dict[str, Any]]:
         by = check_groups(by, MATCH_GROUPS)
         query = self._match_query(work, None, site, status, None)
         group_id = {f: ({"$dateToString": {"format": "%Y-%m-%d", "date": "$first_seen"}} if f == "day" else f"${f}")
                     for f in by}
-        rows = self._matches.aggregate([
-            {"$match": query},
-            {"$group": {"_id": group_id, "matches": {"$sum": 1}, "pages": {"$addToSet": "$page"},
-                        "chapters": {"$addToSet": "$chapter"}, "first_seen": {"$min": "$first_seen"},
-                        "last_seen": {"$max": "$last_seen"}}},
-        ])
-        out = [{**{f: r["_id"][f] for f in by}, "matches": int(r["matches"]), "pages": len(r["pages"]),
-                "chapters": len(r["chapters"]), "first_seen": aware(r["first_seen"]),
-                "last_seen": aware(r["last_seen"])} for r in rows]
+        group: dict[str, Any] = {"_id": group_id, "matches": {"$sum": 1}, "first_seen": {"$min": "$first_seen"},
+                                 "last_seen": {"$max": "$last_seen"}}
+        if distinct:
+            group.update(pages={"$addToSet": "$page"}, chapters={"$addToSet": "$chapter"})
+        out = []
+        for r in self._matches.aggregate([{"$match": query}, {"$group": group}]):
+            row = {**{f: r["_id"][f] for f in by}, "matches": int(r["matches"])}
+            if distinct:
+                row.update(pages=len(r["pages"]), chapters=len(r["chapters"]))
+            out.append({**row, "first_seen": aware(r["first_seen"]), "last_seen": aware(r["last_seen"])})
         out.sort(key=lambda r: (-r["matches"], *(r[f] for f in by)))
         return out
+
+    @_guarded
+    def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
+                      status: str | None = None) -> list[dict[str, Any]]:
+        return self._grouped(by, work, site, status, distinct=True)
+
+    @_guarded
+    def match_totals(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
+                     status: str | None = None) -> list[dict[str, Any]]:
+        """An aggregation over the matching documents (the $match uses the indexes); the admin
+        shares its results between requests (web.snapshots)."""
+        return self._grouped(by, work, site, status, distinct=False)
 
     @_guarded
     def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:

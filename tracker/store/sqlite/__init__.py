@@ -3,7 +3,7 @@ processes share it). One module per concern; `SQLiteStore` puts them together.""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites, tenancy
+from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, rollups, sites, tenancy
 from .accounts import AccountsSQL
 from .connection import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteBase
 from .discovery import DiscoverySQL
@@ -19,7 +19,8 @@ from .tenancy import TenancySQL
 
 __all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SQLiteStore"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy,
+             rollups)
 
 
 class SQLiteStore(OriginalsSQL, PagesSQL, MatchesSQL, SitesSQL, AccountsSQL, ImagesSQL, NotificationsSQL,
@@ -30,3 +31,5 @@ class SQLiteStore(OriginalsSQL, PagesSQL, MatchesSQL, SitesSQL, AccountsSQL, Ima
 
     SCHEMA = "".join(m.SCHEMA for m in _CONCERNS)
     ADDED_COLUMNS = {table: cols for m in _CONCERNS for table, cols in getattr(m, "ADDED_COLUMNS", {}).items()}
+    TRIGGERS = rollups.TRIGGERS
+    FILLS = rollups.FILLS

@@ -102,6 +102,10 @@ class SQLiteBase:
 
     SCHEMA = ""
     ADDED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {}
+    #: CREATE TRIGGER statements (whole: their bodies hold ";"), run after SCHEMA
+    TRIGGERS: tuple[str, ...] = ()
+    #: {table: INSERT ... SELECT}: tables derived from others, filled when the store first has them
+    FILLS: dict[str, str] = {}
 
     def __init__(self, path: str | Path):
         self.path = str(path)
@@ -155,6 +159,7 @@ class SQLiteBase:
             if found is not None and found > SCHEMA_VERSION:
                 raise StoreError(f"the SQLite store at {self.path} has schema version {found}, newer than this "
                                  f"fptrack understands ({SCHEMA_VERSION}); upgrade fptrack or use another FPT_HOME")
+            had = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for statement in self.SCHEMA.split(";"):
                 if statement.strip():
                     c.execute(statement)
@@ -165,6 +170,11 @@ class SQLiteBase:
                 for column, declaration in added:
                     if column not in have:
                         c.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            for table, fill in self.FILLS.items():
+                if table not in had:  # a store made before this table: fill it from what is there
+                    c.execute(fill)
+            for trigger in self.TRIGGERS:
+                c.execute(trigger)
             if found is None:
                 c.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
 

@@ -8,6 +8,15 @@ from typing import Any
 from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
 from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
+from .rollups import MATCH_DAYS, MATCH_GROUPS as GROUPS_ROLLUP, MATCH_SITES, Rollup
+
+#: The rollups that can answer match totals, smallest first.
+TOTALS = (MATCH_DAYS, MATCH_SITES, GROUPS_ROLLUP)
+
+
+def rollup_for(fields: set[str]) -> Rollup | None:
+    """The smallest rollup keyed by every field a query groups or filters by; None: none is."""
+    return next((r for r in TOTALS if fields <= set(r.key_columns)), None)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -32,7 +41,9 @@ CREATE INDEX IF NOT EXISTS matches_work ON matches (work, containment DESC, page
 CREATE INDEX IF NOT EXISTS matches_site ON matches (site, containment DESC, page, chapter);
 CREATE INDEX IF NOT EXISTS matches_status ON matches (status, containment DESC, page, chapter);
 CREATE INDEX IF NOT EXISTS matches_site_status ON matches (site, status, containment DESC, page, chapter);
-CREATE INDEX IF NOT EXISTS matches_chapter ON matches (chapter);
+-- a chapter's matches, and a group's (tracker/store/sqlite/rollups.py: the triggers read a group again)
+CREATE INDEX IF NOT EXISTS matches_group ON matches (chapter, site, status);
+DROP INDEX IF EXISTS matches_chapter;
 CREATE INDEX IF NOT EXISTS matches_first_seen ON matches (first_seen);
 CREATE INDEX IF NOT EXISTS matches_last_seen ON matches (last_seen);
 CREATE INDEX IF NOT EXISTS matches_similarity ON matches (similarity);
@@ -97,9 +108,33 @@ class MatchesSQL(SQLiteBase):
     def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
                       status: str | None = None, chapter: str | None = None) -> int:
         status = statuses(status, MATCH_STATUSES)
-        cond, args = _where((("work", work), ("page", page), ("site", site), ("status", status),
-                             ("chapter", chapter)))
+        filters = (("work", work), ("page", page), ("site", site), ("status", status), ("chapter", chapter))
+        rollup = None if page is not None or chapter is not None else rollup_for(
+            {f for f, v in filters if v is not None})
+        cond, args = _where(filters)
+        if rollup is not None:  # a page's or a chapter's matches are few: counted from their index
+            return self._read(f"SELECT COALESCE(SUM(n), 0) FROM {rollup.table} {cond}", args)[0][0]
         return self._read(f"SELECT COUNT(*) FROM matches {cond}", args)[0][0]
+
+    @_guarded
+    def match_totals(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
+                     status: str | None = None) -> list[dict[str, Any]]:
+        by = check_groups(by, MATCH_GROUPS)
+        status = statuses(status, MATCH_STATUSES)
+        filters = (("work", work), ("site", site), ("status", status))
+        rollup = rollup_for({*by, *(f for f, v in filters if v is not None)})
+        cond, args = _where(filters)
+        if rollup is not None:
+            source, columns, count = rollup.table, list(by), "SUM(n)"
+        else:  # the day together with a site or a chapter: no rollup holds both
+            source, count = "matches", "COUNT(*)"
+            columns = ["substr(first_seen, 1, 10)" if f == "day" else f for f in by]
+        rows = self._read(
+            f"SELECT {', '.join(f'{c} AS g{i}' for i, c in enumerate(columns))}, {count} AS n, "
+            f"MIN(first_seen) AS first_seen, MAX(last_seen) AS last_seen FROM {source} {cond} "
+            f"GROUP BY {', '.join(columns)} ORDER BY n DESC, {', '.join(f'g{i}' for i in range(len(by)))}", args)
+        return [{**{f: r[f"g{i}"] for i, f in enumerate(by)}, "matches": r["n"],
+                 "first_seen": from_text(r["first_seen"]), "last_seen": from_text(r["last_seen"])} for r in rows]
 
     @_guarded
     def match_summary(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,

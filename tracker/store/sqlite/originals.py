@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ..records import Chapter, FingerprintRecord, NotFound, Work, content_hash
 from ..values import to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
+from .rollups import MATCH_ROLLUPS
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS works (
@@ -138,6 +139,8 @@ class OriginalsSQL(SQLiteBase):
             docs = [r[0] for r in c.execute("SELECT doc FROM chapters WHERE work = ? ORDER BY doc", (work_id,))]
             c.execute("DELETE FROM fingerprints WHERE chapter IN (SELECT key FROM chapters WHERE work = ?)",
                       (work_id,))
+            for rollup in MATCH_ROLLUPS:  # first, so the triggers of the deletes below find nothing to do
+                c.execute(f"DELETE FROM {rollup.table} WHERE work = ?", (work_id,))
             c.execute("DELETE FROM matches WHERE work = ?", (work_id,))
             c.execute("DELETE FROM image_matches WHERE work = ?", (work_id,))
             c.execute("DELETE FROM work_images WHERE work = ?", (work_id,))

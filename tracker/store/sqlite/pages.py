@@ -147,6 +147,7 @@ class PagesSQL(SQLiteBase):
     @_guarded
     def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
         by = check_groups(by, PAGE_GROUPS)
-        rows = self._read(f"SELECT {', '.join(by)}, COUNT(*) AS n, MAX(fetched_at) AS last FROM pages "
+        # from the running totals (tracker/store/sqlite/rollups.py): no scan of the pages
+        rows = self._read(f"SELECT {', '.join(by)}, SUM(n) AS n, MAX(last_fetched) AS last FROM page_groups "
                           f"GROUP BY {', '.join(by)} ORDER BY n DESC, {', '.join(by)}")
         return [{**{f: r[f] for f in by}, "pages": r["n"], "last_fetched": from_text(r["last"])} for r in rows]

@@ -21,8 +21,10 @@ class ReportsSQL(SQLiteBase):
             try:
                 works = self._conn.execute("SELECT COUNT(*) FROM works").fetchone()[0]
                 chapters = self._conn.execute("SELECT COUNT(*) FROM chapters").fetchone()[0]
-                pages = dict(self._conn.execute("SELECT status, COUNT(*) FROM pages GROUP BY status").fetchall())
-                matches = dict(self._conn.execute("SELECT status, COUNT(*) FROM matches GROUP BY status").fetchall())
+                # pages and matches from their running totals (rollups.py): no scan
+                pages = dict(self._conn.execute("SELECT status, SUM(n) FROM page_groups GROUP BY status").fetchall())
+                matches = dict(self._conn.execute("SELECT status, SUM(n) FROM match_days GROUP BY status"
+                                                  ).fetchall())
                 registered = self._conn.execute("SELECT COUNT(*) FROM work_images").fetchone()[0]
                 found = dict(self._conn.execute("SELECT status, COUNT(*) FROM page_images GROUP BY status").fetchall())
                 copies = dict(self._conn.execute("SELECT status, COUNT(*) FROM image_matches GROUP BY status"
