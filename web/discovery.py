@@ -28,8 +28,8 @@ bp = Blueprint("discovery", __name__, url_prefix="/discovery")
 MAX_ID = 2**63 - 1  # a larger number is no run's id (and neither backend takes it)
 HOW = ("set FPT_SEARCH_URL to a JSON search API's URL template, with FPT_SEARCH_PRESET for its answer's "
        "shape (searxng, bing, google or brave) and FPT_SEARCH_KEY for its key, in the environment of the admin "
-       "(or the [discovery] table of the FPT_CONFIG file), then restart it; for example "
-       "FPT_SEARCH_PRESET=searxng FPT_SEARCH_URL='https://searx.example.org/search?q={query}&format=json&pageno={page}'")
+       "(or the [discovery] table of the FPT_CONFIG file), then restart it; for example FPT_SEARCH_PRESET=searxng "
+       "FPT_SEARCH_URL='https://searx.example.org/search?q={query}&format=json&pageno={page}'")
 
 
 def search_status() -> dict[str, Any]:
@@ -109,8 +109,11 @@ def start(key: str) -> dict[str, Any]:
     status = search_status()
     if not status["ready"]:
         raise Conflict(f"discovery cannot run: {status['problem']}; {status['how']}")
+    going = discovery_runs.read_state(services().settings, work.id)
+    if going["running"]:
+        return {**going, "work_title": work.title, "already_running": True}
     state = discovery_runs.start(services().settings, work.id)
-    return {**state, "work_title": work.title}
+    return {**state, "work_title": work.title, "already_running": False}
 
 
 def dry_run(key: str) -> dict[str, Any]:
@@ -150,7 +153,9 @@ def start_form() -> Any:
         flash(f"Discovery cannot run: {status['problem']}. To set one up, {status['how']}.", "error")
         return redirect(url_for("discovery.index", work=work.id))
     state = start(work.id)
-    if state.get("state") == "failed":
+    if state["already_running"]:
+        flash(f"A discovery for 《{work.title}》 is already running: follow it below.", "ok")
+    elif state.get("state") == "failed":
         flash(f"The discovery for 《{work.title}》 did not start: {state.get('error', '')}", "error")
     else:
         flash(f"Searching the web for copies of 《{work.title}》: the run appears below; this page refreshes "

@@ -125,6 +125,14 @@ def test_search_now_starts_the_background_run_once(app, store, search_api, monke
                       ).status_code == 404
     assert admin.post("/discovery/start", data={"csrf_token": csrf_token(admin, "/")}).status_code == 400
     assert started == ["山城旧事"]
+    monkeypatch.setattr(discovery_runs, "read_state", lambda settings, work: {
+        "state": "running", "work": work, "pid": 1, "run": 5, "stage": "search", "done": 1, "queries": 4,
+        "started_at": "2026-11-25T15:00:00+00:00", "running": True})
+    r = admin.post("/discovery/start", data={"work": "山城旧事", "csrf_token": csrf_token(admin, "/")})
+    assert r.status_code == 302 and started == ["山城旧事"]
+    body = admin.get(r.headers["Location"]).get_data(as_text=True)
+    assert "already running" in body and "1 of 4 queries sent" in body and 'href="/discovery/runs/5"' in body
+    assert 'http-equiv="refresh"' in body
 
 
 # ---- the API ---------------------------------------------------------------------------------
