@@ -2,6 +2,10 @@
 their role changed, their password reset (generated, shown once) and removed (their sessions
 ended at once).
 
+The JSON API under /api/users does the same for scripts signed in as a person (HTTP Basic
+or a session); an API token is refused, so a leaked token cannot make accounts that outlive
+its revocation.
+
 Admins manage their own organisation's users, through the request's scoped store, so another
 organisation's user is a 404 like any of its records; an operator manages every organisation's
 and picks the organisation of a new user; viewers get 403. Admins neither make operators nor
@@ -16,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from tracker.store import ROLES, NotFound, Store, User
@@ -25,9 +29,12 @@ from tracker.store.tenancy import DEFAULT_ORG
 from . import sessions
 from .accounts import AccountError, check_name, hash_password, new_user
 from .orgs import OPERATOR, org_names
+from .params import json_body
 from .services import services, store
 
 bp = Blueprint("users", __name__, url_prefix="/users")
+#: The same as JSON, for people's scripts (HTTP Basic or a session); API tokens are refused.
+api = Blueprint("users_api", __name__, url_prefix="/api/users")
 
 #: The roles that manage an organisation; each organisation keeps one of them able to sign in.
 MANAGERS = ("admin", OPERATOR)
@@ -284,3 +291,80 @@ def _manageable_or_403(name: str, actor: Actor) -> User:
         return _manageable(store(), name, actor)
     except NotAllowed as e:
         return _refused(e)
+
+
+# ---- the JSON API --------------------------------------------------------------------------------
+
+
+@api.before_request
+def people_only() -> None:
+    if g.get("api_token") is not None:
+        abort(403, "an API token cannot manage users; sign in as an admin (HTTP Basic) or use the Users page")
+    admins_only()
+
+
+def _json(user: User, **more: Any) -> dict[str, Any]:
+    return {"name": user.name, "role": user.role, "org": services().root_store.owner("user", user.name),
+            "created_at": user.created_at, "last_login": user.last_login, "locked_until": user.locked_until,
+            "failed_logins": user.failed_logins, **more}
+
+
+def _api_call(fn: Any, *args: Any, **kw: Any) -> Any:
+    """Run one of the functions above; its refusals as 403 and 400 with their message."""
+    try:
+        return fn(*args, **kw)
+    except NotAllowed as e:
+        abort(403, str(e))
+    except AccountError as e:
+        abort(400, str(e))
+
+
+@api.route("")
+def api_list() -> Any:
+    """Operators: ?org= for one organisation's users."""
+    owners = services().root_store.owners("user")
+    org = request.args.get("org", "") if _actor().is_operator else ""
+    return jsonify(users=[_json(u) for u in store().users() if not org or owners.get(u.name, DEFAULT_ORG) == org])
+
+
+@api.route("", methods=["POST"])
+def api_add() -> Any:
+    """{"name", "role", "org" (operators), "password"}; without a password one is generated and
+    answered, once."""
+    body = json_body()
+    typed = str(body.get("password") or "")
+    user, generated = _api_call(add_user, store(), services().root_store, _actor(), name=str(body.get("name", "")),
+                                role=str(body.get("role", "viewer")), org=str(body.get("org", "")),
+                                password=typed, repeat=typed, generate=not typed)
+    return jsonify(user=_json(user), **({"password": generated} if generated else {})), 201
+
+
+@api.route("/<name>")
+def api_user(name: str) -> Any:
+    user = store().get_user(name)
+    return jsonify(user=_json(user, sessions=len(services().root_store.sessions(name))))
+
+
+@api.route("/<name>", methods=["PATCH"])
+def api_role(name: str) -> Any:
+    """{"role": ...}"""
+    role = str(json_body().get("role", ""))
+    user = _api_call(change_role, store(), services().root_store, _actor(), name, role, services().clock())
+    return jsonify(user=_json(user))
+
+
+@api.route("/<name>/password", methods=["POST"])
+def api_password(name: str) -> Any:
+    """A new generated password, answered once; the user's sessions end. The body is a JSON object
+    ({}), which no cross-site form can send with a browser's cached Basic credentials."""
+    json_body()
+    password, ended = _api_call(reset_password, store(), services().root_store, _actor(), name)
+    return jsonify(user=_json(store().get_user(name)), password=password, sessions_ended=ended)
+
+
+@api.route("/<name>", methods=["DELETE"])
+def api_remove(name: str) -> Any:
+    """?confirm=<the name>: the user goes, and its sessions end."""
+    ended = _api_call(remove_user, store(), services().root_store, _actor(), name, request.args.get("confirm", ""),
+                      services().clock())
+    return jsonify(removed=name, sessions_ended=ended)
