@@ -86,6 +86,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     for module in (auth, dashboard, works, sites, matches, images, notices, followup, packages, search, export, api,
                    manage_api, orgs, tokens, users, openapi, discovery, discovery_api):
         app.register_blueprint(module.bp)
+    app.register_blueprint(users.api)
     return app
 
 
