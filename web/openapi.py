@@ -146,6 +146,27 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                                 "body": {"required": False, "content": {JSON: {"schema": obj(
                                                     dry_run="boolean")}}},
                                                 "status": "202", "response": obj("state", "work", "run")},
+    ("/api/users", "get"): {"summary": "The users (an operator's: every organisation's, or ?org=); admins and "
+                                       "operators only, not with an API token",
+                            "query": [("org", "string", "one organisation's (operators)")],
+                            "response": obj(users="array")},
+    ("/api/users", "post"): {"summary": "Add a user; without a password one is generated and answered once (not "
+                                        "with an API token)",
+                             "body": body("name", "role", name="string", role="string", org="string",
+                                          password="string"),
+                             "status": "201", "response": obj("user", password="string")},
+    ("/api/users/{name}", "get"): {"summary": "One user, with its open sessions (not with an API token)",
+                                   "response": obj("user")},
+    ("/api/users/{name}", "patch"): {"summary": "Change a user's role (not with an API token)",
+                                     "body": body("role", role="string"), "response": obj("user")},
+    ("/api/users/{name}/password", "post"): {"summary": "Reset a user's password: a new one, generated and "
+                                                        "answered once; its sessions end (not with an API token)",
+                                             "body": body(), "response": obj("user", password="string",
+                                                                               sessions_ended="integer")},
+    ("/api/users/{name}", "delete"): {"summary": "Remove a user and end its sessions (not with an API token)",
+                                      "query": [("confirm", "string", "the user's name again")],
+                                      "required": ["confirm"],
+                                      "response": obj(removed="string", sessions_ended="integer")},
     ("/api/openapi.json", "get"): {"summary": "This description", "response": {"type": "object"}},
 }
 
