@@ -32,12 +32,13 @@ GET = {
     "/orgs/": {},
     "/tokens/": {},
     "/users/": {}, "/users/view": {"name": "viewer"}, "/users/remove": {"name": "viewer"},
+    "/api/users": {}, "/api/users/<name>": {"name": "viewer"},
     "/api/openapi.json": {},
     "/discovery/": {}, "/discovery/runs/<int:run_id>": {"int:run_id": "1"}, "/api/discovery/runs": {},
     "/api/discovery/runs/<int:run_id>": {"int:run_id": "1"},
 }
 # GETs a viewer is refused (403): the users' pages are for admins and operators
-ADMIN_ONLY_GET = {"/users/", "/users/view", "/users/remove"}
+ADMIN_ONLY_GET = {"/users/", "/users/view", "/users/remove", "/api/users", "/api/users/<name>"}
 # POSTs that change data (admin only), with a body that would succeed for an admin
 CHANGES = {
     "/matches/status": {"match": '["https://biquge.example/1.html", "山城旧事/第1章"]', "status": "confirmed"},
@@ -56,6 +57,8 @@ CHANGES = {
     "/users/role": {"name": "viewer", "role": "admin"},
     "/users/password": {"name": "viewer"},
     "/users/remove": {"name": "viewer", "confirm": "viewer"},
+    "/api/users": {"name": "nina", "role": "viewer"},
+    "/api/users/<name>/password": {"name": "viewer"},
     # sites: "query" is the query string
     "/sites/": {"url": "https://newsite.example/book/1/"},
     "/sites/manage": {"query": {"name": "biquge"}, "flags": "1", "start_urls": "https://biquge.example/",
