@@ -375,3 +375,98 @@ def test_the_last_sign_in_is_written_at_most_once_a_minute(store):
     later = t0 + timedelta(minutes=1)
     sign_in(store, "viewer", PASSWORD, at=later)
     assert store.get_user("viewer").last_login == later
+
+
+# ---- the JSON API ------------------------------------------------------------------------------
+
+
+def basic(name: str, password: str = PASSWORD) -> dict[str, str]:
+    import base64
+
+    return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
+
+
+def test_the_api_manages_users_for_a_person_signed_in_by_basic(client, east):  # noqa: F811
+    eve = basic("eve")
+    r = client.get("/api/users", headers=eve)
+    assert r.status_code == 200 and [u["name"] for u in r.get_json()["users"]] == ["ed", "eve"]
+    r = client.post("/api/users", json={"name": "nina", "role": "admin", "password": NEW, "org": DEFAULT_ORG},
+                    headers=eve)
+    assert r.status_code == 201 and "password" not in r.get_json()
+    assert (r.get_json()["user"]["org"], r.get_json()["user"]["role"]) == ("east", "admin")
+    r = client.post("/api/users", json={"name": "otto", "role": "viewer"}, headers=eve)
+    generated = r.get_json()["password"]
+    assert r.status_code == 201 and client.get("/api/me", headers=basic("otto", generated)).status_code == 200
+    assert client.get("/api/users/otto", headers=eve).get_json()["user"]["last_login"] is not None
+    r = client.patch("/api/users/otto", json={"role": "admin"}, headers=eve)
+    assert r.status_code == 200 and east.get_user("otto").role == "admin"
+    r = client.post("/api/users/otto/password", json={}, headers=eve)
+    reset = r.get_json()["password"]
+    assert r.status_code == 200 and reset != generated and reset not in repr(east.get_user("otto"))
+    assert client.get("/api/me", headers=basic("otto", generated)).status_code == 401
+    r = client.delete("/api/users/otto", headers=eve)
+    assert r.status_code == 400 and "type the name" in r.get_json()["message"]
+    r = client.delete("/api/users/otto", query_string={"confirm": "otto"}, headers=eve)
+    assert r.status_code == 200 and r.get_json() == {"removed": "otto", "sessions_ended": 0}
+    with pytest.raises(NotFound):
+        east.get_user("otto")
+
+
+@pytest.mark.parametrize("call", [
+    ("get", "/api/users/viewer", None), ("patch", "/api/users/viewer", {"role": "admin"}),
+    ("post", "/api/users/viewer/password", {}), ("delete", "/api/users/viewer?confirm=viewer", None),
+])
+def test_the_api_answers_404_for_another_organisations_user(client, east, call):  # noqa: F811
+    method, path, body = call
+    before = [(u.name, u.role, u.password_hash) for u in east.users()]
+    r = client.open(path, method=method.upper(), json=body, headers=basic("eve"))
+    assert r.status_code == 404 and "password" not in r.get_json()
+    assert [(u.name, u.role, u.password_hash) for u in east.users()] == before
+
+
+def test_the_api_keeps_the_rules_of_the_pages(client, east):  # noqa: F811
+    admin = basic("admin")
+    r = client.post("/api/users", json={"name": "eve", "role": "viewer"}, headers=admin)
+    assert r.status_code == 400 and r.get_json()["message"] == "the name eve is taken; choose another"
+    r = client.post("/api/users", json={"name": "nina", "role": "viewer", "password": "short"}, headers=admin)
+    assert r.status_code == 400 and "at least 8 characters" in r.get_json()["message"]
+    r = client.post("/api/users", json={"name": "nina", "role": "operator"}, headers=admin)
+    assert r.status_code == 403 and "cannot make operators" in r.get_json()["message"]
+    assert client.post("/api/users/root/password", json={}, headers=admin).status_code == 403
+    r = client.delete("/api/users/admin", query_string={"confirm": "admin"}, headers=admin)
+    assert r.status_code == 400 and "cannot remove yourself" in r.get_json()["message"]
+    r = client.patch("/api/users/eve", json={"role": "viewer"}, headers=basic("root"))
+    assert r.status_code == 400 and "last admin of east" in r.get_json()["message"]
+    assert client.get("/api/users", headers=basic("viewer")).status_code == 403
+
+
+def test_the_api_refuses_tokens_and_forms_from_other_sites(client, store):
+    from tracker.tokens import create_token
+
+    from .test_tokens import bearer
+
+    _, write = create_token(store, DEFAULT_ORG, "write", "script")
+    for method, path, body in (("get", "/api/users", None), ("post", "/api/users", {"name": "nina"}),
+                               ("post", "/api/users/viewer/password", {}),
+                               ("delete", "/api/users/viewer?confirm=viewer", None)):
+        r = client.open(path, method=method.upper(), json=body, headers=bearer(write))
+        assert r.status_code == 403 and "API token cannot manage users" in r.get_json()["message"], path
+    # A form another site's page posts with the browser's cached Basic credentials is no JSON: refused.
+    r = client.post("/api/users/viewer/password", data={}, headers=basic("admin"))
+    assert r.status_code == 400 and "JSON" in r.get_json()["message"]
+    assert [u.name for u in store.users()] == ["admin", "viewer"] and can_sign_in_store(store, "viewer")
+
+
+def can_sign_in_store(store, name: str) -> bool:
+    from web.accounts import sign_in
+
+    return sign_in(store, name, PASSWORD).user is not None
+
+
+def test_a_session_writes_users_through_the_api_with_its_csrf_token(app, store):
+    admin = signed_in(app, "admin")
+    r = admin.patch("/api/users/viewer", json={"role": "admin"})
+    assert r.status_code == 400 and store.get_user("viewer").role == "viewer"
+    token = admin.get("/api/me").get_json()["csrf_token"]
+    r = admin.patch("/api/users/viewer", json={"role": "admin"}, headers={"X-CSRFToken": token})
+    assert r.status_code == 200 and store.get_user("viewer").role == "admin"
