@@ -1,5 +1,5 @@
-"""The API's writes for works and sites: upload and remove works, add and edit sites, preview
-their rules, start, follow and pause their crawls, and check one URL now.
+"""The API's writes for works and sites: upload and remove works, add and edit sites (their rules
+and schedules), preview their rules, start, follow and pause their crawls, and check one URL now.
 
 Sign-in and roles are the app's (web.access.guard): every call needs a signed-in user, and
 every write an admin. A write authenticated by HTTP Basic that is not JSON (an upload is a
@@ -49,14 +49,16 @@ def remove_work(work_id: str) -> Any:
 
 @bp.route("/sites", methods=["POST"])
 def add_site() -> Any:
-    """{"url": ..., "name": optional, "rules": optional {content, title, follow, recrawl, ...}}."""
+    """{"url": ..., "name": optional, "rules": optional {content, title, follow, recrawl, ...},
+    "schedule": optional {"hour": 0-23 (UTC), "every": 1-30 (days), "paused": true or false}}."""
     body = json_body()
     return jsonify(site_admin.add_site(body.get("url"), body.get("name"), site_admin.json_values(body))), 201
 
 
 @bp.route("/sites/<name>", methods=["PATCH"])
 def edit_site(name: str) -> Any:
-    """Rule values to change ({"content": "#text", "recrawl": false, ...}); null puts a default back."""
+    """Rule values to change ({"content": "#text", "hour": 4, "every": 2, "recrawl": false, ...}), and/or
+    "schedule": {"hour", "every", "paused"}; null puts a default back (hour: the deployment's)."""
     name = site_admin.site_name_arg(name)
     return jsonify(site_admin.update_site(name, site_admin.json_values(json_body())))
 

@@ -26,13 +26,14 @@ from fingerprint.errors import InputError
 from fingerprint.html import NOT_XML_CHARS, XML_DECLARATION, parse_html
 from tracker import site_crawls
 from tracker.names import clean_site_name
-from tracker.store import NotFound, Site
+from tracker.schedule import site_schedule
+from tracker.store import NotFound, Site, now
 
 from .services import services
 
 TEXT_KEYS = ("title", "content", "next_page", "chapter_links", "encoding")
 LIST_KEYS = ("start_urls", "follow", "deny", "chapter_urls")
-NUMBER_KEYS = {"delay": float, "concurrency": int, "depth": int, "max_pages": int}
+NUMBER_KEYS = {"delay": float, "concurrency": int, "depth": int, "max_pages": int, "hour": int, "every": int}
 FLAG_KEYS = ("recrawl", "render", "images", "obey_robots")
 SELECTOR_KEYS = ("title", "content", "next_page", "chapter_links")
 PREVIEW_CHARS = 3000
@@ -68,7 +69,7 @@ def values_from_form(form: Any) -> dict[str, Any]:
             try:
                 values[key] = kind(raw)
             except ValueError:
-                abort(400, f"{key} must be a {'number' if kind is float else 'whole number'}, not {raw!r}")
+                values[key] = raw  # as typed: the rules' check names it, and the form shows it again
         elif key in form:
             values[key] = None
     if "flags" in form:
@@ -82,8 +83,8 @@ def rules_with(name: str, values: dict[str, Any], base: Site | None = None) -> S
     A value of None or "" puts the default back."""
     merged: dict[str, Any] = {}
     if base is not None:
-        merged.update(base.rules)
-        merged["start_urls"], merged["recrawl"] = list(base.start_urls), base.recrawl
+        merged.update(base.rules, start_urls=list(base.start_urls), recrawl=base.recrawl, hour=base.hour,
+                      every=base.every)
     for key, value in values.items():
         if value is None or value == "" or value == []:
             merged.pop(key, None)
@@ -101,8 +102,10 @@ def rules_with(name: str, values: dict[str, Any], base: Site | None = None) -> S
 
 
 def site_data(site: Site) -> dict[str, Any]:
+    s = services()
     return {"site": site.name, "start_urls": list(site.start_urls), "rules": dict(site.rules),
-            "recrawl": site.recrawl, "created_at": site.created_at, "updated_at": site.updated_at}
+            "recrawl": site.recrawl, "created_at": site.created_at, "updated_at": site.updated_at,
+            "schedule": site_schedule(s.store, site, s.settings.recrawl_hour, now())}
 
 
 def add_site(url: Any, name: Any = None, values: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -132,11 +135,25 @@ def update_site(name: str, values: dict[str, Any]) -> dict[str, Any]:
 
 
 def json_values(body: dict[str, Any]) -> dict[str, Any]:
-    """Rule values from a JSON body: its "rules" object, or the body's own rule keys."""
-    rules = body.get("rules", {k: v for k, v in body.items() if k not in ("url", "name", "html", "rules")})
+    """Rule values from a JSON body: its "rules" object, or the body's own rule keys; and its
+    "schedule" object ({"hour", "every", "paused"}, each optional), as the site's data shows it."""
+    rules = body.get("rules", {k: v for k, v in body.items() if k not in ("url", "name", "html", "rules", "schedule")})
     if not isinstance(rules, dict):
         abort(400, '"rules" must be an object of rule values (content, title, follow, ...)')
-    return rules
+    return {**rules, **schedule_values(body.get("schedule", {}))}
+
+
+def schedule_values(schedule: Any) -> dict[str, Any]:
+    """{"hour": 4, "every": 2, "paused": true} as rule values (paused is the recrawl flag turned over)."""
+    if not isinstance(schedule, dict) or set(schedule) - {"hour", "every", "paused"}:
+        abort(400, '"schedule" must be an object with any of: "hour" (0-23, UTC; null: the deployment\'s), '
+                   '"every" (days, 1-30), "paused" (true or false)')
+    values = {k: v for k, v in schedule.items() if k != "paused"}
+    if "paused" in schedule:
+        if not isinstance(schedule["paused"], bool):
+            abort(400, f'"paused" must be true or false, got {schedule["paused"]!r}')
+        values["recrawl"] = not schedule["paused"]
+    return values
 
 
 # ---- fetching a sample page and previewing ---------------------------------------------------

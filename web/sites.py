@@ -58,8 +58,10 @@ def _manage_page(name: str, *, form: dict[str, Any] | None = None, preview: dict
                  error: str | None = None, status: int = 200) -> Any:
     site = services().store.get_site(name)
     data = site_admin.site_data(site)
-    rules = {**data["rules"], "start_urls": data["start_urls"], "recrawl": data["recrawl"]}
+    rules = {**data["rules"], "start_urls": data["start_urls"], "recrawl": data["recrawl"], "hour": site.hour,
+             "every": site.every}
     return render_template("sites/manage.html", site=data, rules=form if form is not None else rules,
+                           default_hour=services().settings.recrawl_hour,
                            crawl=site_admin.crawl_state(name), preview=preview, error=error,
                            sample=request.form.get("sample_url", "") if request.method == "POST" else "",
                            pasted=request.form.get("sample_html", "") if request.method == "POST" else ""), status
