@@ -9,7 +9,7 @@ import pytest
 from crawler.rules import RulesError, load_rules_file, make_rules
 from tracker.store.open import open_store
 
-from .test_crawl_site import fptrack
+from .test_crawl_site import fptrack, registered, site  # noqa: F401 - fixtures
 
 
 def listed(settings) -> dict[str, dict]:
@@ -64,3 +64,32 @@ def test_a_rules_file_carries_the_schedule(tmp_path):
     with pytest.raises(RulesError, match=r"sites.toml, site 1: hour must be 0-23, got 24"):
         load_rules_file(path)
     assert make_rules({"name": "a", "hour": None}).hour is None  # JSON null: the deployment's hour
+
+
+@pytest.mark.slow
+def test_the_hourly_check_crawls_the_due_site_in_a_child_process_and_matches_its_pages(registered, site):
+    from datetime import timedelta
+
+    from tracker import tasks
+    from tracker.context import Context
+    from tracker.store import now
+
+    t = now()
+    for name, hour in (("due", t.hour), ("later", (t.hour + 12) % 24)):
+        fptrack(registered, "sites", "add", name, f"{site.url}/book/1/", "--follow", "//[^/]+/book/", "--deny", "huge",
+                "--delay", "0", "--hour", str(hour))
+    ctx = Context(registered)
+    try:
+        for name in ("due", "later"):  # added an hour ago: "due" is due at this hour's slot, "later" in 11 hours
+            s = ctx.store.get_site(name)
+            s.created_at = t - timedelta(hours=1)
+            ctx.store.delete_site(name)
+            ctx.store.upsert_site(s)
+        summary = tasks.crawl_due_sites(ctx, t)
+        assert summary["due"] == ["due"] and summary["stored"] > 0
+        assert {p.site for p in ctx.store.pages()} == {"due"}
+        assert ctx.store.crawl_runs(site="later") == [] and len(ctx.store.crawl_runs(site="due")) == 1
+        assert ctx.store.count_matches(site="due") > 0  # the crawl matched its pages (no broker: in its process)
+        assert tasks.crawl_due_sites(ctx, t + timedelta(minutes=30)) == {"due": [], "stored": 0}
+    finally:
+        ctx.close()
