@@ -253,7 +253,8 @@ def worker(celery_args):
 @domain_errors
 def beat(celery_args):
     """Run Celery beat: the daily re-crawl and report (needs FPT_BROKER_URL).
-
+    """Run Celery beat: the hourly check that crawls the sites on their schedules, and the daily run
+    (needs FPT_BROKER_URL).
     \b
     Example:
       FPT_BROKER_URL=redis://127.0.0.1:6379/1 fptrack beat
