@@ -252,9 +252,9 @@ def worker(celery_args):
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 @domain_errors
 def beat(celery_args):
-    """Run Celery beat: the daily re-crawl and report (needs FPT_BROKER_URL).
     """Run Celery beat: the hourly check that crawls the sites on their schedules, and the daily run
     (needs FPT_BROKER_URL).
+
     \b
     Example:
       FPT_BROKER_URL=redis://127.0.0.1:6379/1 fptrack beat
