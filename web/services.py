@@ -22,6 +22,7 @@ from .catalog import ChapterCatalog
 from .limits import FailureLimiter
 from .reports import Reports
 from .sessions import Limits
+from .fragments import Fragments
 from .snapshots import Snapshots
 
 ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loaded again from the store
@@ -44,6 +45,7 @@ class Services:
         self.clock = clock  # the time sessions and sign-ins are judged by (tests move it)
         self.check_slots = Slots(CHECKS_AT_ONCE)
         self.snapshots = Snapshots(summary_ttl)
+        self.fragments = Fragments()
         self._store = store
         self._lock = threading.Lock()
         self.catalog = ChapterCatalog()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 
 from . import site_admin
@@ -36,16 +37,23 @@ def _message(e: HTTPException) -> str:
 def index() -> Any:
     """The sites; an admin adds one by URL here (a POST of the add form)."""
     if request.method == "GET":
-        return render_template("sites/index.html", **list_data(), scopes=SCOPES, form={}, error=None)
+        return _index_page(list_data(), form={}, error=None)
     try:
         site = site_admin.add_site(request.form.get("url"), request.form.get("name"))
     except HTTPException as e:
         if e.code not in (400, 409):
             raise
         form = {k: request.form.get(k, "") for k in ("url", "name")}
-        return render_template("sites/index.html", **list_data(), scopes=SCOPES, form=form, error=_message(e)), e.code
+        return _index_page(list_data(), form=form, error=_message(e)), e.code
     flash(f"Added site {site['site']}: check its rules with a sample page, then start its crawl.", "ok")
     return redirect(url_for("sites.manage", name=site["site"]))
+
+
+def _index_page(d: dict[str, Any], **form: Any) -> str:
+    sites = d["sites"]
+    table = services().fragments.render("sites/_table.html", sites, lambda: {"sites": sites},
+                                        admin=bool(current_user.is_authenticated and current_user.is_admin))
+    return render_template("sites/index.html", **d, scopes=SCOPES, table=table, **form)
 
 
 def _name() -> str:

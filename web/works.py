@@ -10,7 +10,7 @@ from . import uploads
 from .charts import bar_chart
 from .params import SCOPES, scope_arg
 from .reports import MATRIX_SITES
-from .services import reports
+from .services import reports, services
 
 bp = Blueprint("works", __name__, url_prefix="/works")
 bp.url_value_preprocessor(uploads.raise_upload_limit)
@@ -68,6 +68,10 @@ def remove(work_id: str) -> Any:
 @bp.route("/<work_id>")
 def report(work_id: str) -> str:
     d = report_data(work_id)
-    chart = bar_chart([(s["site"], s["copied"]) for s in d["sites"][:10]], title="Chapters copied, per site")
-    return render_template("works/report.html", **d, scopes=SCOPES, sites_chart=chart,
-                           more_sites=max(0, len(d["sites"]) - MATRIX_SITES))
+
+    def tables() -> dict[str, Any]:
+        chart = bar_chart([(s["site"], s["copied"]) for s in d["sites"][:10]], title="Chapters copied, per site")
+        return {**d, "sites_chart": chart, "more_sites": max(0, len(d["sites"]) - MATRIX_SITES)}
+
+    return render_template("works/report.html", **d, scopes=SCOPES,
+                           tables=services().fragments.render("works/_report_tables.html", d, tables))
