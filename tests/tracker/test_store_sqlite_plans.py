@@ -1,0 +1,60 @@
+"""The admin's queries on the SQLite store read indexes and running totals, never a sort or a
+scan of every match: checked on the plans SQLite makes for the statements the store sends."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from tracker.store.sqlite import SQLiteStore
+
+from .store_contract import at, match, page
+
+
+@pytest.fixture
+def traced(tmp_path):
+    """(store, statements): the store on a small file, and each SQL statement its reads send."""
+    store = SQLiteStore(tmp_path / "p.sqlite3")
+    for i in range(40):
+        site, work = f"s{i % 4}.com", f"W{i % 3}"
+        store.upsert_page(page(f"https://{site}/{i}", text=f"页{i}", site=site, fetched_at=at(i)))
+        store.upsert_match(match(f"https://{site}/{i}", f"{work}/{i % 5}", work=work, site=site,
+                                 containment=i / 40, first_seen=at(i * 100)))
+    sent: list[str] = []
+    store._reader().set_trace_callback(sent.append)
+    yield store, sent
+    store.close()
+
+
+def plans(path, statements: list[str]) -> list[str]:
+    raw = sqlite3.connect(path)
+    try:
+        return [" / ".join(r[3] for r in raw.execute(f"EXPLAIN QUERY PLAN {sql}")) for sql in statements
+                if sql.lstrip().upper().startswith("SELECT")]
+    finally:
+        raw.close()
+
+
+def test_a_page_of_an_organisations_matches_uses_the_ranked_index_without_sorting(traced):
+    store, sent = traced
+    for offset in (0, 20):
+        store.matches(work=["W0", "W1"], limit=10, offset=offset)
+    store.matches(work=["W0"], limit=10, offset=5)  # one work: its own index, in order
+    store.matches(work=["W0", "W2"], site="s1.com", status="new", limit=10)
+    for plan in plans(store.path, sent):
+        assert "TEMP B-TREE" not in plan, plan
+        assert "USING" in plan and "INDEX" in plan, plan
+    assert sum("matches_ranked" in p for p in plans(store.path, sent)) >= 2
+
+
+def test_totals_and_counts_read_the_running_totals(traced):
+    store, sent = traced
+    store.count_matches()
+    store.count_matches(work=["W0", "W1"], status=["new", "confirmed"])
+    store.count_matches(site="s1.com", status="confirmed")
+    store.match_totals(["site"], work=["W0", "W1"])
+    store.match_totals(["work", "chapter"], status=["new"])
+    store.match_totals(["day"], work="W1")
+    store.page_summary(["site", "status"])
+    for sql in sent:
+        assert "FROM matches" not in sql and "FROM pages" not in sql, sql
