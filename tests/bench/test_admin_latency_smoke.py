@@ -57,6 +57,18 @@ def test_the_store_has_what_was_asked(tmp_path):
         assert store.get_user(admin_latency.ADMIN).role == "admin"
     finally:
         store.close()
+    admin_latency.organise(tmp_path / "s.sqlite3")
+    admin_latency.organise(tmp_path / "s.sqlite3")  # once: a second call changes nothing
+    store = SQLiteStore(tmp_path / "s.sqlite3")
+    try:  # the admin reads through its organisation, which owns the most-copied works, not all
+        (first, n_works, n_sites), (second, *_) = admin_latency.ORGS
+        assert store.owners("user")[admin_latency.ADMIN] == first
+        works = store.owners("work")
+        assert sum(org == first for org in works.values()) == n_works and second in works.values()
+        assert works[store.match_totals(["work"])[0]["work"]] == first
+        assert sum(org == first for org in store.owners("site").values()) == n_sites
+    finally:
+        store.close()
 
 
 def test_parse_wrk_reads_the_hook_line():
