@@ -249,7 +249,8 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
 # sends every page still queued.
 @shared_task(bind=True, base=PipelineTask, name=DAILY, acks_late=False)
 def daily(self: PipelineTask) -> dict[str, Any]:
-    """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, search for new
+    """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, compute the
+    store's running totals of matches again where no transaction keeps them (MongoDB), search for new
     sites (discovery), expire old evidence, then send a process_page task for every queued page and
     every failed page with attempts left, and a process_image task for every such page image. The
     sites are crawled on their own schedules (scheduled_crawls)."""
@@ -257,6 +258,9 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     compact = getattr(ctx.index, "compact", None)
     if compact is not None:
         compact()  # appends since the last run leave spare room in Redis strings
+    rebuild = getattr(ctx.store, "rebuild_totals", None)
+    if rebuild is not None:  # MongoDB: no transaction holds a match and its running totals together
+        rebuild()
     found = discover_sites(ctx)
     queued, retried = pages_to_process(ctx)
     task = self.app.tasks[PROCESS_PAGE]

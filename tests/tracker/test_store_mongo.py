@@ -195,3 +195,29 @@ def test_open_store_with_url_is_mongo(monkeypatch, tmp_path):
 def test_unstorable_meta_key_is_a_store_error_naming_the_fix(store):
     with pytest.raises(StoreError, match="without NUL"):
         store.upsert_page(page("k", meta={"bad\x00key": 1}))
+
+
+def test_running_totals_are_rebuilt_from_the_matches_and_filled_when_missing(client):
+    from tracker.store.totals import MATCH_TOTALS
+
+    from .store_contract import at
+    from .store_contract_totals import check_everything
+
+    s = MongoStore(client=client, db="fptrack_totals")
+    for i, site in enumerate(["a.com", "b.org", "a.com", "c.net"]):
+        s.upsert_page(page(f"https://{site}/{i}", text=f"页{i}", site=site))
+        s.upsert_match(match(f"https://{site}/{i}", f"W/{i % 2}", work="W", site=site, first_seen=at(i * 900),
+                             last_seen=at(i * 900 + 5)))
+    s.set_match_status("https://a.com/2", "W/0", "confirmed", by="ann")
+    kept = {name: sorted(client["fptrack_totals"][name].find({}), key=lambda d: d["_id"]) for name, _ in MATCH_TOTALS}
+    assert s.rebuild_totals() == sum(len(v) for v in kept.values())
+    assert {name: sorted(client["fptrack_totals"][name].find({}), key=lambda d: d["_id"])
+            for name, _ in MATCH_TOTALS} == kept  # what the writes kept is what the matches give
+    client["fptrack_totals"]["match_days"].update_one({}, {"$inc": {"n": 5}})  # off, as after a crash
+    s.rebuild_totals()
+    check_everything(s, ["W"], ["a.com", "b.org"])
+    for name, _ in MATCH_TOTALS:  # a database written before the totals
+        client["fptrack_totals"].drop_collection(name)
+    s = MongoStore(client=client, db="fptrack_totals")
+    assert s.count_matches() == 4 and s.count_matches(status="confirmed") == 1
+    check_everything(s, ["W"], ["a.com", "b.org"])

@@ -44,3 +44,10 @@ def test_opening_again_fills_nothing_twice(tmp_path):
         assert store.count_matches() == 1 == store.match_totals(["site"])[0]["matches"]
     finally:
         store.close()
+
+
+def test_the_rollups_are_the_running_totals_both_backends_keep():
+    from tracker.store.sqlite.rollups import MATCH_ROLLUPS
+    from tracker.store.totals import MATCH_TOTALS
+
+    assert {r.table: r.key_columns for r in MATCH_ROLLUPS} == dict(MATCH_TOTALS)

@@ -267,6 +267,15 @@ def test_daily_processes_queued_and_retries_failed_with_attempts_left(app, ctx, 
     assert run(app, "daily").get()["retried"] == 0
 
 
+def test_daily_computes_the_running_totals_again_where_a_store_asks_for_it(app, ctx, monkeypatch):
+    calls = []
+    monkeypatch.setattr(ctx.store, "rebuild_totals", lambda: calls.append("rebuilt") or 0, raising=False)
+    run(app, "daily").get()
+    assert calls == ["rebuilt"]  # MongoDB's; the SQLite store keeps them in its transactions and has none
+    monkeypatch.undo()
+    assert not hasattr(ctx.store, "rebuild_totals")
+
+
 def test_recrawl_without_configured_sites_starts_no_crawl(ctx, caplog, monkeypatch):
     import subprocess
 

@@ -4,7 +4,7 @@ the shard key of each collection and sets a sharded cluster up for the store."""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites, tenancy
+from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites, tenancy, totals
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
 from .discovery import DiscoveryMongo
@@ -20,7 +20,8 @@ from .tenancy import TenancyMongo
 
 __all__ = ["MongoStore", "redact"]
 
-_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy)
+_CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy,
+             totals)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,

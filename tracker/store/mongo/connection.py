@@ -188,14 +188,19 @@ class MongoBase:
                 return changed
         raise self._lost(what, " / ".join(str(v) for v in key.values()))
 
-    def _set_status(self, collection: Any, key: dict[str, Any], status: str, by: str) -> dict[str, Any] | None:
+    def _set_status(self, collection: Any, key: dict[str, Any], status: str, by: str,
+                    changed: Callable[[dict[str, Any], dict[str, Any]], None] | None = None) -> dict[str, Any] | None:
         """Set a review status and append {"status", "by", "at"} to the history, unless the record has
-        that status already; the record as it is now (None when there is none)."""
-        d = collection.find_one_and_update(
+        that status already; the record as it is now (None when there is none). `changed(before,
+        after)` is called when the status did change."""
+        before = collection.find_one_and_update(
             {**key, "status": {"$ne": status}},
             {"$set": {"status": status}, "$push": {"history": {"status": status, "by": by, "at": to_text(now())}}},
-            projection=NO_ID, return_document=ReturnDocument.AFTER)
-        return d if d is not None else collection.find_one(key, NO_ID)
+            projection=NO_ID, return_document=ReturnDocument.BEFORE)
+        after = collection.find_one(key, NO_ID)
+        if before is not None and after is not None and changed is not None:
+            changed(before, after)
+        return after
 
     def close(self) -> None:
         if self._own_client:

@@ -8,7 +8,9 @@ from pymongo import ASCENDING, DESCENDING
 
 from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
 from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, utc
+from ..totals import totals_for
 from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
+from .totals import TotalsMongo
 
 INDEXES = {
     "matches": [
@@ -36,7 +38,7 @@ def _match(d: dict[str, Any]) -> MatchRecord:
                        history=aware(d.get("history") or []))
 
 
-class MatchesMongo(MongoBase):
+class MatchesMongo(TotalsMongo):
     """Matches in MongoDB."""
 
     # ---- matches -------------------------------------------------------------------
@@ -55,7 +57,10 @@ class MatchesMongo(MongoBase):
             "$setOnInsert": {"first_seen": utc(match.first_seen), "status": match.status,
                              "history": storable(match.history)},
         }
-        return _match(self._upsert(self._matches, key, update, "match"))
+        before = self._upsert(self._matches, key, update, "match", before=True)
+        after = self._matches.find_one(key, NO_ID)
+        self._count_change(before, after)
+        return _match(after)
 
     @_guarded
     def get_match(self, page: str, chapter: str) -> MatchRecord:
@@ -88,7 +93,12 @@ class MatchesMongo(MongoBase):
     @_guarded
     def count_matches(self, *, work: str | None = None, page: str | None = None, site: str | None = None,
                       status: str | None = None, chapter: str | None = None) -> int:
-        return self._matches.count_documents(self._match_query(work, page, site, status, chapter))
+        query = self._match_query(work, page, site, status, chapter)
+        totals = None if page is not None or chapter is not None else totals_for(set(query))
+        if totals is None:  # a page's or a chapter's matches are few: counted from their index
+            return self._matches.count_documents(query)
+        rows = list(self._totals(totals).aggregate([{"$match": query}, {"$group": {"_id": None, "n": {"$sum": "$n"}}}]))
+        return int(rows[0]["n"]) if rows else 0
 
     def _grouped(self, by: Sequence[str], work: Any, site: str | None, status: Any,
                  distinct: bool) -> list[dict[str, Any]]:
@@ -117,16 +127,27 @@ class MatchesMongo(MongoBase):
     @_guarded
     def match_totals(self, by: Sequence[str], *, work: str | None = None, site: str | None = None,
                      status: str | None = None) -> list[dict[str, Any]]:
-        """An aggregation over the matching documents (the $match uses the indexes); the admin
-        shares its results between requests (web.snapshots)."""
-        return self._grouped(by, work, site, status, distinct=False)
+        by = check_groups(by, MATCH_GROUPS)
+        query = self._match_query(work, None, site, status, None)
+        totals = totals_for({*by, *query})
+        if totals is None:  # the day with a site or a chapter: no running total holds both
+            return self._grouped(by, work, site, status, distinct=False)
+        rows = self._totals(totals).aggregate([
+            {"$match": query},
+            {"$group": {"_id": {f: f"${f}" for f in by}, "matches": {"$sum": "$n"},
+                        "first_seen": {"$min": "$first_seen"}, "last_seen": {"$max": "$last_seen"}}},
+        ])
+        out = [{**{f: r["_id"][f] for f in by}, "matches": int(r["matches"]), "first_seen": aware(r["first_seen"]),
+                "last_seen": aware(r["last_seen"])} for r in rows]
+        out.sort(key=lambda r: (-r["matches"], *(r[f] for f in by)))
+        return out
 
     @_guarded
     def set_match_status(self, page: str, chapter: str, status: str, by: str = "") -> MatchRecord:
         """Setting the status it already has changes nothing (no second history entry).
         The entry's "at" is ISO-8601 text in UTC, so history stays plain JSON for every reader."""
         check_status(status, MATCH_STATUSES, "match status")
-        d = self._set_status(self._matches, {"page": page, "chapter": chapter}, status, by)
+        d = self._set_status(self._matches, {"page": page, "chapter": chapter}, status, by, self._count_change)
         if d is None:
             raise NotFound(f"no match of page {page!r} with chapter {chapter!r}")
         return _match(d)

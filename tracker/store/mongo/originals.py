@@ -11,6 +11,7 @@ from pymongo.errors import DuplicateKeyError
 from ..records import Chapter, FingerprintRecord, NotFound, Work, content_hash
 from ..values import utc
 from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
+from .totals import TotalsMongo
 
 INDEXES = {
     "works": [([("id", ASCENDING)], True)],
@@ -42,7 +43,7 @@ def _fingerprint(d: dict[str, Any]) -> FingerprintRecord:
                              data=bytes(d["data"]), created_at=aware(d["created_at"]))
 
 
-class OriginalsMongo(MongoBase):
+class OriginalsMongo(TotalsMongo):
     """Works, chapters and fingerprints in MongoDB."""
 
     def _next_doc(self) -> int:
@@ -158,6 +159,7 @@ class OriginalsMongo(MongoBase):
         for key in keys:
             self._fingerprints.delete_many({"chapter": key})
         self._matches.delete_many({"work": work_id})
+        self._forget_work_totals(work_id)
         self._image_matches.delete_many({"work": work_id})
         self._work_images.delete_many({"work": work_id})
         self._chapters.delete_many({"work": work_id})

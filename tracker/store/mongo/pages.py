@@ -10,6 +10,7 @@ from pymongo import ASCENDING, DESCENDING
 from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, content_hash, now
 from ..values import check_groups, check_status, check_window, utc
 from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
+from .totals import TotalsMongo
 
 INDEXES = {
     "pages": [
@@ -30,7 +31,7 @@ def _page(d: dict[str, Any]) -> Page:
                 last_modified=d.get("last_modified") or "")  # pages stored before validators were kept have none
 
 
-class PagesMongo(MongoBase):
+class PagesMongo(TotalsMongo):
     """Pages in MongoDB."""
 
     # ---- pages -------------------------------------------------------------------
@@ -84,7 +85,10 @@ class PagesMongo(MongoBase):
     def delete_page(self, key: str) -> bool:
         if self._matches.find_one({"page": key, "status": {"$ne": "new"}}, {"_id": 1}) is not None:
             return False
+        gone = list(self._matches.find({"page": key}, NO_ID))
         self._matches.delete_many({"page": key})
+        for m in gone:
+            self._count_out(m)
         return self._pages.delete_one({"key": key}).deleted_count > 0
 
     @_guarded

@@ -8,15 +8,16 @@ from typing import Any
 from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
 from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
-from .rollups import MATCH_DAYS, MATCH_GROUPS as GROUPS_ROLLUP, MATCH_SITES, Rollup
+from ..totals import totals_for
+from .rollups import MATCH_ROLLUPS, Rollup
 
-#: The rollups that can answer match totals, smallest first.
-TOTALS = (MATCH_DAYS, MATCH_SITES, GROUPS_ROLLUP)
+_ROLLUPS = {r.table: r for r in MATCH_ROLLUPS}
 
 
 def rollup_for(fields: set[str]) -> Rollup | None:
     """The smallest rollup keyed by every field a query groups or filters by; None: none is."""
-    return next((r for r in TOTALS if fields <= set(r.key_columns)), None)
+    name = totals_for(fields)
+    return None if name is None else _ROLLUPS[name]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
