@@ -14,6 +14,12 @@ refused, and entry names never leave the temporary folder they are written to (`
 absolute parts are dropped). Every problem is an UploadError whose message names it and
 the fix. Nothing is registered until the whole upload is read and split; a registration
 that fails half-way is removed again, so the store never holds half a work.
+
+An upload may also be a new edition of a registered work (replace=True): its chapters become
+the work's. Unchanged chapters keep their fingerprints, index entries and matches; changed ones
+are fingerprinted and indexed again; chapters the edition no longer has leave the index and the
+store (their matches stay, for the record). A store failure half-way leaves each chapter in its
+old or its new version and raises EditionIncomplete, which says what was done.
 """
 from __future__ import annotations
 
@@ -33,9 +39,10 @@ from fingerprint.sources import IMAGE_SUFFIXES, ReadReport
 from .context import Context
 from .images import register_image
 from .registry import ChapterInput, RegisterReport, chapters_from, register_chapter, work_id
-from .store import Chapter, NotFound, Work
+from .store import Chapter, NotFound, StoreError, Work, content_hash
 
-__all__ = ["Limits", "Upload", "UploadError", "WorkExists", "read_upload", "register_upload", "remove_work"]
+__all__ = ["EditionIncomplete", "EditionReport", "Limits", "NoWork", "Upload", "UploadError", "WorkExists",
+           "read_upload", "register_upload", "remove_work"]
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip with entries; an empty zip
 ARCHIVE_SUFFIXES = frozenset(".zip .rar .7z .gz .tgz .bz2 .xz .tar .jar .epub .cbz .apk".split())
@@ -51,6 +58,32 @@ class UploadError(InputError):
 
 class WorkExists(UploadError):
     """A work with the upload's title is registered already."""
+
+
+class NoWork(UploadError):
+    """A new edition names no registered work (of the store's organisation)."""
+
+
+@dataclass
+class EditionReport(RegisterReport):
+    """What registering an upload did; `removed` holds the chapters a new edition no longer has."""
+    removed: list[str] = field(default_factory=list)
+    replaced: bool = False
+
+    def counts(self) -> str:
+        """'2 added, 1 changed, 5 unchanged, 1 removed' (and how many hold no text to index)."""
+        line = (f"{len(self.added)} added, {len(self.changed)} changed, {len(self.unchanged)} unchanged, "
+                f"{len(self.removed)} removed")
+        return line + (f", {len(self.empty)} without text to index" if self.empty else "")
+
+
+class EditionIncomplete(StoreError):
+    """The store failed half-way through a new edition; `report` holds what was done. Each chapter
+    holds its old or its new version (the message names any that could not be put back)."""
+
+    def __init__(self, message: str, report: EditionReport):
+        super().__init__(message)
+        self.report = report
 
 
 @dataclass(frozen=True)
@@ -253,9 +286,13 @@ def _first_line(text: str) -> str:
 
 # ---- registering and removing --------------------------------------------------------------
 
-def register_upload(ctx: Context, title: str, upload: Upload, *, author: str = "") -> RegisterReport:
+def register_upload(ctx: Context, title: str, upload: Upload, *, author: str = "",
+                    replace: bool = False) -> EditionReport:
     """Register an upload's chapters as a new work; all or nothing. Raises WorkExists when the
-    title is taken (remove the work first), InputError for a bad title."""
+    title is taken (remove the work first, or replace it), InputError for a bad title.
+    With `replace`, the upload is a new edition of the registered work `title` (see replace_work)."""
+    if replace:
+        return replace_work(ctx, title, upload, author=author)
     (title, _), (author, _) = scrub(title.strip()), scrub(author.strip())
     wid = work_id(title)
     try:
@@ -263,23 +300,18 @@ def register_upload(ctx: Context, title: str, upload: Upload, *, author: str = "
     except NotFound:
         pass
     else:
-        raise WorkExists(f"a work titled {wid!r} is registered already; remove it first, or choose another title")
+        raise WorkExists(f"a work titled {wid!r} is registered already; upload this file as its new edition "
+                         "(replace), remove it first, or choose another title")
     if not upload.chapters:
         raise UploadError(f"no chapters to register; {FIXES}")
     work = ctx.store.upsert_work(Work(id=wid, title=title, author=author))
-    report = RegisterReport(work=work, skipped=upload.skipped)
+    report = EditionReport(work=work, skipped=upload.skipped)
     try:
         for c in upload.chapters:
             ch, status = register_chapter(
                 ctx, Chapter(key=f"{work.id}/{c.name}", work=work.id, title=c.title, text=c.text, number=c.number))
             getattr(report, status).append(ch.key)
-        for name, data in upload.images:
-            try:
-                stored, status = register_image(ctx, work.id, name, data)
-            except InputError as e:  # a broken picture costs only itself
-                report.images.skipped.append((name, str(e)))
-                continue
-            getattr(report.images, status).append(stored.key)
+        _register_images(ctx, work.id, upload, report)
     except BaseException:
         try:
             remove_work(ctx, work.id)
@@ -287,6 +319,107 @@ def register_upload(ctx: Context, title: str, upload: Upload, *, author: str = "
             pass
         raise
     return report
+
+
+def replace_work(ctx: Context, title: str, upload: Upload, *, author: str = "") -> EditionReport:
+    """Make an upload the new edition of the registered work `title`: its chapters become the work's.
+
+    Chapters are told apart by their names (a file's name, a heading). Everything is checked
+    before anything changes: the title, the upload's chapters, and the work (NoWork when the
+    store, scoped to an organisation, has none by that title). The author changes when given.
+    Raises EditionIncomplete when the store fails half-way."""
+    (title, _), (author, _) = scrub(title.strip()), scrub(author.strip())
+    wid = work_id(title)
+    if not upload.chapters:
+        raise UploadError(f"no chapters in the new edition; {FIXES}")
+    try:
+        work = ctx.store.get_work(wid)
+    except NotFound:
+        raise NoWork(f"no work titled {wid!r} to replace; check the title, or upload the file as a new work "
+                     "(without replace)") from None
+    new = [Chapter(key=f"{wid}/{c.name}", work=wid, title=c.title, text=c.text, number=c.number)
+           for c in upload.chapters]
+    keys = {c.key for c in new}
+    if len(keys) != len(new):  # the readers name chapters apart; two alike would overwrite each other
+        raise UploadError("two chapters of the upload have the same name; give each chapter its own name")
+    old = {c.key: c for c in ctx.store.chapter_headers(wid)}
+    report = EditionReport(work=work, skipped=upload.skipped, replaced=True)
+    step = ""
+    try:
+        for ch in new:
+            step = f"chapter {ch.key!r}"
+            _replace_chapter(ctx, ch, old.get(ch.key), report)
+        for key, gone in old.items():
+            if key not in keys:
+                step = f"removing chapter {key!r}"
+                ctx.store.delete_chapter(key)
+                report.removed.append(key)
+                ctx.index.remove(gone.doc)
+                ctx.tracker.originals.pop(gone.doc, None)
+        if author and author != work.author:
+            step = "the author"
+            report.work = ctx.store.upsert_work(Work(id=wid, title=work.title, author=author))
+        step = "the images"
+        _register_images(ctx, wid, upload, report)
+    except _PutBack as e:
+        raise _incomplete(wid, step, e.error, report, e.note) from e.error
+    except Exception as e:
+        raise _incomplete(wid, step, e, report) from e
+    return report
+
+
+class _PutBack(Exception):
+    def __init__(self, error: Exception, note: str):
+        self.error, self.note = error, note
+
+
+def _replace_chapter(ctx: Context, chapter: Chapter, before: Chapter | None, report: EditionReport) -> None:
+    """Register one chapter of a new edition; when that fails, put its old version back (or take
+    it out, when it is new), so it is never half one and half the other."""
+    if before is not None and before.content_hash != content_hash(chapter.text):
+        before = ctx.store.get_chapter(chapter.key)  # its text, to put back should the new one fail
+    try:
+        ch, status = register_chapter(ctx, chapter)
+    except Exception as e:  # noqa: BLE001 - put back, then report
+        try:
+            if before is None:
+                try:
+                    doc = ctx.store.get_chapter(chapter.key).doc
+                except NotFound:
+                    doc = None
+                if doc is not None:
+                    ctx.store.delete_chapter(chapter.key)
+                    ctx.index.remove(doc)
+                    ctx.tracker.originals.pop(doc, None)
+                note = f"{chapter.key!r} was not added"
+            else:
+                if before.text:  # headers only when unchanged: its fingerprints were never touched
+                    register_chapter(ctx, before)
+                note = f"{chapter.key!r} keeps its old version"
+        except Exception as again:  # noqa: BLE001
+            note = (f"{chapter.key!r} could not be put back ({again}): upload the old edition again, "
+                    "or remove the chapter")
+        raise _PutBack(e, note) from e
+    getattr(report, status).append(ch.key)
+
+
+def _incomplete(wid: str, step: str, error: Exception, report: EditionReport, note: str = "") -> EditionIncomplete:
+    done = report.counts()
+    return EditionIncomplete(
+        f"the new edition of {wid!r} stopped at {step}: {error}. Done before: {done} chapters"
+        + (f"; {note}" if note else "")
+        + ". Every other chapter holds its old or its new version; upload the edition again (replace) "
+          "to finish", report)
+
+
+def _register_images(ctx: Context, wid: str, upload: Upload, report: RegisterReport) -> None:
+    for name, data in upload.images:
+        try:
+            stored, status = register_image(ctx, wid, name, data)
+        except InputError as e:  # a broken picture costs only itself
+            report.images.skipped.append((name, str(e)))
+            continue
+        getattr(report.images, status).append(stored.key)
 
 
 def remove_work(ctx: Context, wid: str) -> int:

@@ -2,7 +2,9 @@
 
 The same functions serve the HTML forms (web.works) and the JSON API (web.manage_api).
 An upload is read whole and split (tracker.uploads) before anything is registered; a
-bad one is a 400 whose message names the problem and the fix, a taken title a 409.
+bad one is a 400 whose message names the problem and the fix, a taken title a 409. With
+`replace` the upload is a new edition of the organisation's work of that title (404 when it
+has none); a store failure half-way through it is a 503 that says what was done.
 """
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ from typing import Any
 
 from flask import abort, current_app, request
 from werkzeug.datastructures import FileStorage
-from werkzeug.exceptions import Conflict, HTTPException
+from werkzeug.exceptions import Conflict, HTTPException, NotFound as HTTPNotFound, ServiceUnavailable
 
 from fingerprint.errors import InputError
 from tracker.context import Context
 from tracker.store import NotFound
-from tracker.uploads import Limits, UploadError, WorkExists, read_upload, register_upload, remove_work
+from tracker.uploads import (EditionIncomplete, EditionReport, Limits, NoWork, UploadError, WorkExists, read_upload,
+                             register_upload, remove_work)
 
 from .params import MAX_TEXT
 from .services import services
@@ -63,11 +66,25 @@ def _text_field(form: Any, name: str, *, required: bool) -> str:
     return raw
 
 
+def _flag(form: Any, name: str) -> bool:
+    """A checkbox ("on") or an API's "true"; absent is false."""
+    raw = form.get(name, "")
+    value = raw.strip().lower() if isinstance(raw, str) else None
+    if value in ("on", "true", "1", "yes"):
+        return True
+    if value in ("", "off", "false", "0", "no"):
+        return False
+    abort(400, f"{name} must be true or false")
+
+
 def upload_work(form: Any, files: Any) -> dict[str, Any]:
     """Register the uploaded file `file` as the work `title` (by `author`); its summary.
-    A 400 names what is wrong with the title or file, a 409 a title taken already."""
+    With `replace`, the file is a new edition of the registered work `title`.
+    A 400 names what is wrong with the title or file, a 409 a title taken already, a 404 a
+    work to replace that the organisation does not have."""
     title = _text_field(form, "title", required=True)
     author = _text_field(form, "author", required=False)
+    replace = _flag(form, "replace")
     f: FileStorage | None = files.get("file")
     if f is None or not f.filename and not f.content_length:
         abort(400, "choose the file to upload: a .txt file, a .zip of chapter files or an .epub")
@@ -78,16 +95,41 @@ def upload_work(form: Any, files: Any) -> dict[str, Any]:
                    "its chapters)")
     try:
         upload = read_upload(f.filename or "", data, Limits(max_bytes=limit))
-        report = register_upload(work_context(), title, upload, author=author)
-    except WorkExists as e:
-        raise Conflict(str(e)) from None
+        report = register_upload(work_context(), title, upload, author=author, replace=replace)
+    except WorkExists:
+        raise Conflict(f"a work titled {' '.join(title.split())!r} is registered already; to upload a new edition "
+                       "of it, tick 'Replace the registered edition' (replace=true in the API), or remove it "
+                       "first, or choose another title") from None
+    except NoWork as e:
+        raise HTTPNotFound(str(e)) from None
+    except EditionIncomplete as e:
+        error = ServiceUnavailable(str(e))
+        error.extra = {"partial": _summary(e.report, "")}  # type: ignore[attr-defined]  # web.errors adds it
+        raise error from None
     except InputError as e:  # UploadError, or a title the registry refuses
         abort(400, str(e))
-    return {"work": report.work.id, "title": report.work.title, "author": report.work.author, "kind": upload.kind,
+    return _summary(report, upload.kind)
+
+
+def _summary(report: EditionReport, kind: str) -> dict[str, Any]:
+    return {"work": report.work.id, "title": report.work.title, "author": report.work.author, "kind": kind,
+            "replaced": report.replaced,
             "chapters": len(report.added) + len(report.changed) + len(report.unchanged) + len(report.empty),
+            "added": len(report.added), "changed": len(report.changed), "unchanged": len(report.unchanged),
+            "removed": len(report.removed),
             "images": len(report.images.added) + len(report.images.changed) + len(report.images.unchanged),
             "not_indexed": report.empty,
             "skipped": report.skipped.details() + [f"image {n}: {why}" for n, why in report.images.skipped]}
+
+
+def upload_message(done: dict[str, Any]) -> str:
+    """The line the admin shows after an upload."""
+    images = f", {done['images']} images" if done["images"] else ""
+    images += f", {len(done['not_indexed'])} without text to index" if done["not_indexed"] else ""
+    if not done["replaced"]:
+        return f"Registered 《{done['title']}》: {done['chapters']} chapters{images} from the {done['kind']} upload."
+    return (f"New edition of 《{done['title']}》 from the {done['kind']} upload: {done['added']} chapters added, "
+            f"{done['changed']} changed, {done['unchanged']} unchanged, {done['removed']} removed{images}.")
 
 
 def chapters_data(work_id: str) -> dict[str, Any]:
@@ -116,4 +158,4 @@ def is_not_found(e: BaseException) -> bool:
     return isinstance(e, NotFound) or isinstance(e, HTTPException) and e.code == 404
 
 
-__all__ = ["UploadError", "chapters_data", "raise_upload_limit", "remove", "upload_work"]
+__all__ = ["UploadError", "chapters_data", "raise_upload_limit", "remove", "upload_message", "upload_work"]
