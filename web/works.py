@@ -33,12 +33,12 @@ def index() -> Any:
     try:
         done = uploads.upload_work(request.form, request.files)
     except HTTPException as e:  # the form again, with what to fix
-        if e.code not in (400, 409, 413):
+        if e.code not in (400, 404, 409, 413, 503):
             raise
         error = (e.description or "")[:1].upper() + (e.description or "")[1:] + "."
-        form = {k: request.form.get(k, "") for k in ("title", "author")}
+        form = {k: request.form.get(k, "") for k in ("title", "author", "replace")}
         return render_template("works/index.html", **list_data(), scopes=SCOPES, form=form, error=error), e.code
-    flash(f"Registered 《{done['title']}》: {done['chapters']} chapters from the {done['kind']} upload.", "ok")
+    flash(uploads.upload_message(done), "ok")
     return redirect(url_for("works.chapters", work_id=done["work"]))
 
 
