@@ -31,7 +31,8 @@ def same_origin_forms() -> None:
 
 @bp.route("/works", methods=["POST"])
 def add_work() -> Any:
-    """A multipart form: `title`, `file` (a .txt, a .zip of chapter files, or an .epub), optional `author`."""
+    """A multipart form: `title`, `file` (a .txt, a .zip of chapter files, or an .epub), optional `author`,
+    and `replace=true` for a new edition of the registered work `title`."""
     done = uploads.upload_work(request.form, request.files)
     return jsonify(done), 201
 

@@ -55,9 +55,14 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/works", "get"): {"summary": "The organisation's works, with how much of each is copied and where",
                             "query": SCOPE, "response": LIST("works", "scope")},
     ("/api/works", "post"): {"summary": "Register a work: a .txt split at its chapter headings, a .zip of "
-                                        "chapter files, or an .epub",
-                             "form": {"title": "string", "file": "binary", "author": "string"},
-                             "required": ["title", "file"], "status": "201", "response": obj("work", "chapters")},
+                                        "chapter files, or an .epub. With replace=true, a new edition of the "
+                                        "registered work of that title (404 when there is none): its chapters "
+                                        "become the work's; unchanged ones keep their matches, missing ones "
+                                        "are removed. Without it, a taken title is a 409",
+                             "form": {"title": "string", "file": "binary", "author": "string", "replace": "boolean"},
+                             "required": ["title", "file"], "status": "201",
+                             "response": obj("work", "chapters", "images", replaced="boolean", added="integer",
+                                             changed="integer", unchanged="integer", removed="integer")},
     ("/api/works/{work_id}", "get"): {"summary": "Where one work is copied: sites, coverage, chapter-by-site matrix",
                                       "query": SCOPE, "response": obj("work", "scope", "totals", "sites", "chapters",
                                                                       "matrix_sites", "images")},
