@@ -76,6 +76,23 @@ def test_upload_a_work_then_add_a_site_and_preview_its_rules(driver, manage_live
         ["第一章 雨夜", "第二章 码头"]
     shot("1-chapters")
 
+    # A new edition, with "Replace" ticked: the first chapter as it was, the second rewritten, a third.
+    book.write_text(f"第一章 雨夜\n{CH1}\n第二章 码头\n{CH2[::-1]}\n第三章 离城\n{CH2[5:] + CH1[:30]}\n",
+                    encoding="gb18030")
+    driver.get(url + "/works/")
+    driver.find_element(By.CSS_SELECTOR, "#upload-box > summary").click()
+    form = css("#upload")
+    form.find_element(By.NAME, "title").send_keys("雨夜")
+    form.find_element(By.NAME, "file").send_keys(str(book))
+    form.find_element(By.NAME, "replace").click()
+    submit(form.find_element(By.TAG_NAME, "button"))
+    table = css("#chapters")
+    assert ("New edition of 《雨夜》 from the text upload: 1 chapters added, 1 changed, 1 unchanged, 0 removed"
+            in driver.find_element(By.CSS_SELECTOR, ".flash").text)
+    assert [td.text for td in table.find_elements(By.CSS_SELECTOR, "tbody td:nth-child(2)")] == \
+        ["第一章 雨夜", "第二章 码头", "第三章 离城"]
+    shot("1b-new-edition")
+
     # A file that is not text: the form again, with the problem and the fix.
     junk = tmp_path / "cover.bin"
     junk.write_bytes(b"\x00\x01\x02\x03" * 500)
