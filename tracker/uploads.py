@@ -354,8 +354,8 @@ def replace_work(ctx: Context, title: str, upload: Upload, *, author: str = "") 
                 step = f"removing chapter {key!r}"
                 ctx.store.delete_chapter(key)
                 report.removed.append(key)
+                ctx.tracker.originals.pop(gone.doc, None)  # first: a doc left in the index then matches nothing
                 ctx.index.remove(gone.doc)
-                ctx.tracker.originals.pop(gone.doc, None)
         if author and author != work.author:
             step = "the author"
             report.work = ctx.store.upsert_work(Work(id=wid, title=work.title, author=author))
@@ -397,8 +397,8 @@ def _replace_chapter(ctx: Context, chapter: Chapter, before: Chapter | None, rep
                     register_chapter(ctx, before)
                 note = f"{chapter.key!r} keeps its old version"
         except Exception as again:  # noqa: BLE001
-            note = (f"{chapter.key!r} could not be put back ({again}): upload the old edition again, "
-                    "or remove the chapter")
+            note = (f"{chapter.key!r} could not be put back ({again}), so its text and index entries may "
+                    "differ: upload the previous edition again, then this one")
         raise _PutBack(e, note) from e
     getattr(report, status).append(ch.key)
 

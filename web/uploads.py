@@ -20,6 +20,7 @@ from tracker.store import NotFound
 from tracker.uploads import (EditionIncomplete, EditionReport, Limits, NoWork, UploadError, WorkExists, read_upload,
                              register_upload, remove_work)
 
+from .access import is_api
 from .params import MAX_TEXT
 from .services import services
 
@@ -97,9 +98,9 @@ def upload_work(form: Any, files: Any) -> dict[str, Any]:
         upload = read_upload(f.filename or "", data, Limits(max_bytes=limit))
         report = register_upload(work_context(), title, upload, author=author, replace=replace)
     except WorkExists:
+        how = "send replace=true" if is_api() else "tick 'Replace the registered edition'"
         raise Conflict(f"a work titled {' '.join(title.split())!r} is registered already; to upload a new edition "
-                       "of it, tick 'Replace the registered edition' (replace=true in the API), or remove it "
-                       "first, or choose another title") from None
+                       f"of it, {how}; else remove it first, or choose another title") from None
     except NoWork as e:
         raise HTTPNotFound(str(e)) from None
     except EditionIncomplete as e:
