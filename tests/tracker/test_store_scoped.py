@@ -73,6 +73,22 @@ def test_each_organisation_sees_its_works_matches_sites_and_pages(store):
     assert default.crawl_runs(site="dc") == []
 
 
+def test_one_site_look_up_agrees_with_the_set_of_visible_sites(store):
+    store.upsert_site(Site(name="unowned-config", start_urls=["https://u.example/"]))  # the default org's
+    names = ["biquge", "dc", "shared", "unowned-config", "nowhere", ""]
+    for org in (DEFAULT_ORG, "east", "nobody"):
+        one_by_one = ScopedStore(store, org)
+        seen = {n for n in names if one_by_one.sees_site(n)}
+        assert seen == set(names) & ScopedStore(store, org).site_names, org
+        assert "site_names" not in vars(one_by_one)  # answered without listing every site
+    east = ScopedStore(store, "east")
+    assert not east.sees_site("biquge")
+    store.upsert_match(match("https://biquge.example/1", "东城/1", work="东城", site="biquge"))
+    assert not east.sees_site("biquge")  # kept for the request, like site_names
+    assert ScopedStore(store, "east").sees_site("biquge")  # the next request sees its new match there
+    assert ScopedStore(store, "east").get_page("https://biquge.example/1").site == "biquge"
+
+
 def test_what_it_writes_is_its_own_and_anothers_ids_are_refused(store):
     east = ScopedStore(store, "east")
     east.upsert_work(Work(id="新书", title="新书"))

@@ -41,6 +41,7 @@ UNSCOPED = frozenset({
 class ScopedStore:
     def __init__(self, store: Store, org: str):
         self.inner, self.org = store, org
+        self._seen_sites: dict[str, bool] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -79,7 +80,30 @@ class ScopedStore:
 
     def hides_site(self, name: str) -> bool:
         """A configured site of another organisation (a site seen only in its own matches is shown)."""
-        return name not in self.site_names
+        return not self.sees_site(name)
+
+    def sees_site(self, name: str) -> bool:
+        """Whether its pages on this one site are visible (the same rule as site_names, in two
+        look-ups instead of every site's: what one page or one record asks)."""
+        if "site_names" in self.__dict__:
+            return name in self.site_names
+        seen = self._seen_sites.get(name)
+        if seen is None:
+            seen = self._owns_site(name) or bool(
+                self.work_ids and self.inner.match_totals(["site"], work=self.work_ids, site=name))
+            self._seen_sites[name] = seen
+        return seen
+
+    def _owns_site(self, name: str) -> bool:
+        if "_owned_sites" in self.__dict__:
+            return name in self._owned_sites
+        if self.inner.owner("site", name) != self.org:
+            return False
+        try:
+            self.inner.get_site(name)
+        except NotFound:
+            return False
+        return True
 
     def _work_arg(self, work: str | list[str] | None) -> list[str] | None:
         """The works a query may touch: the given one(s) it owns, else all it owns; None: none."""
@@ -88,8 +112,10 @@ class ScopedStore:
         return mine or None
 
     def _site_arg(self, site: str | list[str] | None) -> list[str] | None:
-        wanted = sorted(self.site_names) if site is None else [site] if isinstance(site, str) else list(site)
-        mine = [s for s in wanted if s in self.site_names]
+        if site is None:
+            mine = sorted(self.site_names)
+        else:
+            mine = [s for s in ([site] if isinstance(site, str) else list(site)) if self.sees_site(s)]
         return mine or None
 
     # ---- works and chapters --------------------------------------------------------------
@@ -113,6 +139,7 @@ class ScopedStore:
         self.inner.set_owner("work", work.id, self.org)
         self.__dict__.pop("work_ids", None)
         self.__dict__.pop("_work_set", None)
+        self._seen_sites.clear()
         return self.inner.upsert_work(work)
 
     def delete_work(self, work_id: str) -> Any:
@@ -212,12 +239,12 @@ class ScopedStore:
 
     def get_page_image(self, key: str) -> Any:
         image = self.inner.get_page_image(key)
-        if image.site not in self.site_names:
+        if not self.sees_site(image.site):
             raise NotFound(f"no page image {key!r}")
         return image
 
     def page_images(self, *, site: str | None = None, **kw: Any) -> list[Any]:
-        if site is not None and site not in self.site_names:
+        if site is not None and not self.sees_site(site):
             return []
         return [i for i in self.inner.page_images(site=site, **kw) if i.site in self.site_names]
 
@@ -242,6 +269,7 @@ class ScopedStore:
         self.inner.set_owner("site", site.name, self.org)
         for name in ("_owned_sites", "site_names"):
             self.__dict__.pop(name, None)
+        self._seen_sites.clear()
         return self.inner.upsert_site(site)
 
     def delete_site(self, name: str) -> None:
@@ -256,12 +284,12 @@ class ScopedStore:
 
     def get_page(self, key: str) -> Page:
         page = self.inner.get_page(key)
-        if page.site not in self.site_names:
+        if not self.sees_site(page.site):
             raise NotFound(f"no page {key!r}")
         return page
 
     def pages(self, *, site: str | None = None, **kw: Any) -> Iterator[Page]:
-        if site is not None and site not in self.site_names:
+        if site is not None and not self.sees_site(site):
             return iter(())
         return (p for p in self.inner.pages(site=site, **kw) if p.site in self.site_names)
 
@@ -331,7 +359,7 @@ class ScopedStore:
 
     def get_recheck(self, page: str) -> Any:
         r = self.inner.get_recheck(page)
-        if r.site not in self.site_names:
+        if not self.sees_site(r.site):
             raise NotFound(f"no re-check of {page!r}")
         return r
 
