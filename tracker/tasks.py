@@ -53,7 +53,7 @@ RETRY_ON = (StoreError, MongoConnectionFailure, *REDIS_FAILURES)
 SLOW_TASK_ENV = "FPT_TEST_TASK_DELAY"
 
 _contexts: dict[int, Context] = {}  # id(app) -> this process's Context for that app
-_chapters_seen: dict[int, int] = {}  # id(app) -> stored chapters when its in-process index was loaded
+_chapters_seen: dict[int, tuple[int, str]] = {}  # id(app) -> the catalog stamp its in-process index was loaded at
 _lock = threading.Lock()
 
 
@@ -66,20 +66,22 @@ def settings_of(app) -> Settings:
 def context(app) -> Context:
     """This process's Context for `app`, opened on first use.
 
-    Without FPT_REDIS_URL the index is in-process, loaded from the store. When the
-    number of stored chapters has changed since (a work registered by another
-    process), it is loaded again so that the new chapters are matched too. With
-    FPT_REDIS_URL all processes share the index and nothing needs reloading.
+    Without FPT_REDIS_URL the index is in-process, loaded from the store. When a
+    chapter was added, changed or removed since (a work or a new edition registered by
+    another process: the store's catalog stamp moved), it is loaded again so that
+    what is registered now is matched. With FPT_REDIS_URL all processes share the
+    index and nothing needs reloading.
     """
     with _lock:
         ctx = _contexts.get(id(app))
         if ctx is None:
             ctx = _contexts[id(app)] = Context(settings_of(app))
         if not ctx.settings.redis_url:
-            n = ctx.store.counts()["chapters"]
+            n = ctx.store.catalog_stamp()
             seen = _chapters_seen.get(id(app))
             if seen is not None and seen != n:
-                log.info("the store has %d chapters now (was %d): reloading the in-process index", n, seen)
+                log.info("the store's chapters changed (%d chapters, the latest changed at %s; were %d, %s): "
+                         "reloading the in-process index", *n, *seen)
                 ctx.index.clear()
                 ctx.load_index(ctx.index)
                 ctx.tracker.originals.clear()

@@ -51,7 +51,7 @@ class Services:
         self.catalog = ChapterCatalog()
         self.login_limiter = FailureLimiter(login_ip_failures, login_ip_window)
         self._context: Context | None = None
-        self._context_key: tuple[int, float] | None = None
+        self._context_key: tuple[tuple[int, str], float] | None = None
         self._engine_lock = threading.Lock()
 
     @property
@@ -77,17 +77,17 @@ class Services:
         """The tracker that matches pages, one caller at a time (its caches are not thread-safe).
 
         With Redis the index is shared and always current. The in-process index is a copy of
-        the stored fingerprints, so it is loaded again when the number of chapters changed or
-        it is older than ENGINE_MAX_AGE (a chapter edited in place changes no count).
+        the stored fingerprints, so it is loaded again when a chapter was added, changed or
+        removed since (the store's catalog stamp moved), and after ENGINE_MAX_AGE at the latest.
         """
         with self._engine_lock:
             if self._context is None or not self.settings.redis_url:
-                chapters = self.root_store.count_chapters()
-                stale = (self._context_key is None or self._context_key[0] != chapters
+                stamp = self.root_store.catalog_stamp()
+                stale = (self._context_key is None or self._context_key[0] != stamp
                          or time.monotonic() - self._context_key[1] > ENGINE_MAX_AGE)
                 if self._context is None or stale:
                     self._context = Context(self.settings, store=self.root_store)
-                    self._context_key = (chapters, time.monotonic())
+                    self._context_key = (stamp, time.monotonic())
             try:  # opening the index (connect) and using it
                 yield self._context.tracker
             except Exception as e:

@@ -844,3 +844,17 @@ class ReportContract:
             (c.title, c.number, c.doc, c.content_hash) for c in full]
         assert [h.key for h in store.chapter_headers(work="B")] == ["B/1", "B/2"]
         assert (store.count_chapters(), store.count_chapters(work="B"), store.count_chapters(work="Z")) == (3, 2, 0)
+
+    def test_the_catalog_stamp_moves_with_every_change_to_the_chapters(self, store):
+        assert store.catalog_stamp() == (0, "")
+        store.upsert_chapter(chapter("A/1", text="一", updated_at=at(1)))
+        store.upsert_chapter(chapter("A/2", text="二", updated_at=at(2)))
+        added = store.catalog_stamp()
+        assert added[0] == 2 and added[1].startswith("2024-05-01T08:32")
+        store.upsert_chapter(chapter("A/1", text="一", updated_at=at(3)))  # the same text: nothing changed
+        assert store.catalog_stamp() == added
+        store.upsert_chapter(chapter("A/1", text="一改", updated_at=at(4)))  # a new edition, the same count
+        edited = store.catalog_stamp()
+        assert edited[0] == 2 and edited != added
+        store.delete_chapter("A/2")
+        assert store.catalog_stamp()[0] == 1

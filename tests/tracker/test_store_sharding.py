@@ -267,6 +267,7 @@ def exercise(s: Any) -> None:
     list(s.chapters("山城旧事"))
     s.chapter_headers()
     s.count_chapters("山城旧事")
+    s.catalog_stamp()
     s.put_fingerprint(fingerprint("山城旧事/1"))
     s.put_fingerprint(fingerprint("山城旧事/1", data=b"\x02"))
     list(s.fingerprints("p1"))

@@ -319,6 +319,23 @@ def test_worker_context_sees_works_registered_elsewhere(app, settings, tmp_path)
     tasks.context(app).close()
 
 
+def test_worker_context_sees_a_chapter_rewritten_elsewhere(app, settings, tmp_path):
+    """A new edition with as many chapters: the worker's in-process index is loaded again."""
+    folder = tmp_path / "originals"
+    folder.mkdir()
+    (folder / "第一章.txt").write_text(CHAPTERS["第一章"], encoding="utf-8")
+    other = Context(settings)
+    register_work(other, WORK, folder)
+    store_page(other, "p", PIRATED)
+    assert run(app, "process_page", "p").get()["matches"] == 0  # the worker loads the first edition
+    (folder / "第一章.txt").write_text(CHAPTERS["第二章"], encoding="utf-8")  # rewritten: still one chapter
+    register_work(other, WORK, folder)
+    store_page(other, "p2", PIRATED + "\n")
+    other.close()
+    assert run(app, "process_page", "p2").get()["matches"] == 1
+    tasks.context(app).close()
+
+
 def test_dispatch_without_broker_processes_here(settings, ctx):
     store_page(ctx, "a", PIRATED)
     store_page(ctx, "b", ADS_ONLY)

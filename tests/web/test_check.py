@@ -60,6 +60,20 @@ def test_a_chapter_registered_after_the_first_check_is_found(admin, store, setti
     assert "山城旧事-第二章" in post(admin, "/check", {"text": text}).get_data(as_text=True)
 
 
+def test_a_chapter_edited_in_place_is_found_at_once(admin, store, settings, tmp_path):
+    """A new edition with as many chapters as the old one: the in-process index is loaded again."""
+    folder = tmp_path / "originals"
+    folder.mkdir()
+    first = (SAMPLES / "originals" / "山城旧事-第一章.txt").read_text(encoding="utf-8")
+    second = (SAMPLES / "originals" / "山城旧事-第二章.txt").read_text(encoding="utf-8")
+    (folder / "山城旧事-第一章.txt").write_text(first, encoding="utf-8")
+    register_work(Context(settings, store=store), "山城旧事", folder)
+    assert "No copy found" in post(admin, "/check", {"text": second}).get_data(as_text=True)
+    (folder / "山城旧事-第一章.txt").write_text(second, encoding="utf-8")  # the chapter, rewritten
+    register_work(Context(settings, store=store), "山城旧事", folder)
+    assert "山城旧事-第一章" in post(admin, "/check", {"text": second}).get_data(as_text=True)
+
+
 LIMIT = 100_000
 WAIT = 60  # seconds a held check waits to be let go: only so that a broken test cannot hang
 

@@ -77,6 +77,12 @@ class OriginalsStore(ABC):
         """How many chapters (of one work) are registered."""
 
     @abstractmethod
+    def catalog_stamp(self) -> tuple[int, str]:
+        """(the number of chapters, the latest updated_at as ISO text, "" for none): it changes
+        whenever a chapter is added, changed or removed, so a process holding a copy of the
+        index in memory knows when to load it again."""
+
+    @abstractmethod
     def delete_chapter(self, key: str) -> None:
         """Remove a chapter and its fingerprints (its matches stay, for the record)."""
 

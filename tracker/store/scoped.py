@@ -28,7 +28,7 @@ from .tenancy import DEFAULT_ORG, ApiToken
 UNSCOPED = frozenset({
     "add_session", "get_session", "sessions", "touch_session", "delete_session", "delete_sessions", "purge_sessions",
     "record_login", "token_by_hash", "touch_token",
-    "chapter_by_doc", "chapter_headers", "count_chapters", "fingerprints", "put_fingerprint",
+    "chapter_by_doc", "chapter_headers", "count_chapters", "catalog_stamp", "fingerprints", "put_fingerprint",
     "upsert_page", "set_page_status", "delete_page", "page_validators", "upsert_match", "upsert_page_image",
     "set_page_image_status", "page_image_validators", "upsert_image_match", "add_crawl_run", "claim_site_slot",
     "put_evidence", "delete_evidence", "mark_evidence_gone", "purge_evidence",

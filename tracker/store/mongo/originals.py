@@ -5,11 +5,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from bson import Binary
-from pymongo import ASCENDING, ReturnDocument
+from pymongo import ASCENDING, DESCENDING, ReturnDocument
 from pymongo.errors import DuplicateKeyError
 
 from ..records import Chapter, FingerprintRecord, NotFound, Work, content_hash
-from ..values import utc
+from ..values import to_text, utc
 from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
 from .totals import TotalsMongo
 
@@ -21,6 +21,7 @@ INDEXES = {
         ([("key", ASCENDING)], True),
         ([("doc", ASCENDING)], False),
         ([("work", ASCENDING), ("number", ASCENDING), ("key", ASCENDING)], False),
+        ([("updated_at", ASCENDING)], False),
     ],
     "fingerprints": [
         ([("chapter", ASCENDING), ("params_hash", ASCENDING)], True),
@@ -141,6 +142,11 @@ class OriginalsMongo(TotalsMongo):
     @_guarded
     def count_chapters(self, work: str | None = None) -> int:
         return self._chapters.count_documents(_query((("work", work),)))
+
+    @_guarded
+    def catalog_stamp(self) -> tuple[int, str]:
+        latest = self._chapters.find_one({}, {"_id": False, "updated_at": True}, sort=[("updated_at", DESCENDING)])
+        return self._chapters.count_documents({}), "" if latest is None else to_text(aware(latest["updated_at"]))
 
     @_guarded
     def delete_chapter(self, key: str) -> None:

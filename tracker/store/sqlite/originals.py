@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS chapters (
     updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chapters_order ON chapters (work, number, key);
+CREATE INDEX IF NOT EXISTS chapters_updated ON chapters (updated_at);
 CREATE TABLE IF NOT EXISTS fingerprints (
     chapter TEXT NOT NULL,
     params_hash TEXT NOT NULL,
@@ -124,6 +125,11 @@ class OriginalsSQL(SQLiteBase):
     def count_chapters(self, work: str | None = None) -> int:
         cond, args = _where((("work", work),))
         return self._read(f"SELECT COUNT(*) FROM chapters {cond}", args)[0][0]
+
+    @_guarded
+    def catalog_stamp(self) -> tuple[int, str]:
+        n, latest = self._read("SELECT COUNT(*), MAX(updated_at) FROM chapters")[0]
+        return n, latest or ""
 
     @_guarded
     def delete_chapter(self, key: str) -> None:
