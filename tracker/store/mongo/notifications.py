@@ -17,7 +17,8 @@ INDEXES = {
     "events": [
         ([("id", ASCENDING)], True),
         ([("at", DESCENDING), ("id", ASCENDING)], False),
-        ([("routed", ASCENDING), ("at", ASCENDING)], False),
+        # the unrouted events, and the routed ones past their days in time order (purge_events)
+        ([("routed", ASCENDING), ("at", ASCENDING), ("id", ASCENDING)], False),
     ],
     "deliveries": [
         ([("event", ASCENDING), ("subscription", ASCENDING)], True),
@@ -118,6 +119,34 @@ class NotificationsMongo(MongoBase):
     def set_event_routed(self, event_id: str) -> None:
         if self._events.update_one({"id": event_id}, {"$set": {"routed": True}}).matched_count == 0:
             raise NotFound(f"no event {event_id!r}")
+
+    @_guarded
+    def purge_events(self, before: datetime, *, batch: int = 500, dry_run: bool = False) -> tuple[int, int]:
+        if batch < 1:
+            raise ValueError(f"batch must be 1 or more events, not {batch}")
+        old: dict[str, Any] = {"$lt": utc(before)}
+        query: dict[str, Any] = {"routed": True, "at": old}
+        events = deliveries = 0
+        while True:
+            docs = list(self._events.find(query, {"_id": 0, "id": 1, "at": 1})
+                        .sort([("routed", ASCENDING), ("at", ASCENDING), ("id", ASCENDING)]).limit(batch))
+            ids = [d["id"] for d in docs]
+            busy = set(self._deliveries.distinct("event", {"event": {"$in": ids}, "status": "pending"})) if ids else set()
+            done = [i for i in ids if i not in busy]
+            if done and dry_run:
+                deliveries += self._deliveries.count_documents({"event": {"$in": done}})
+                events += len(done)
+            elif done:
+                # Deliveries first: an interrupted purge leaves events without deliveries (taken next
+                # time), never deliveries without their event. No delivery is made for a routed event.
+                deliveries += self._deliveries.delete_many({"event": {"$in": done}, "status": {"$ne": "pending"}}
+                                                           ).deleted_count
+                events += self._events.delete_many({"id": {"$in": done}, "routed": True}).deleted_count
+            if len(docs) < batch:
+                return events, deliveries
+            last = docs[-1]  # past the events kept for their pending deliveries
+            query = {"routed": True, "$or": [{"at": {"$gt": last["at"], **old}},
+                                             {"at": last["at"], "id": {"$gt": last["id"]}}]}
 
     # ---- deliveries ----------------------------------------------------------------
 

@@ -34,7 +34,9 @@ CREATE TABLE IF NOT EXISTS events (
     routed INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_at ON events (at DESC, id);
-CREATE INDEX IF NOT EXISTS events_routed ON events (routed, at);
+-- the unrouted events, and the routed ones past their days in time order (purge_events)
+DROP INDEX IF EXISTS events_routed;
+CREATE INDEX IF NOT EXISTS events_routed_at ON events (routed, at, id);
 CREATE TABLE IF NOT EXISTS deliveries (
     event TEXT NOT NULL,
     subscription TEXT NOT NULL,
@@ -147,6 +149,35 @@ class NotificationsSQL(SQLiteBase):
         with self._write() as c:
             if c.execute("UPDATE events SET routed = 1 WHERE id = ?", (event_id,)).rowcount == 0:
                 raise NotFound(f"no event {event_id!r}")
+
+    @_guarded
+    def purge_events(self, before: datetime, *, batch: int = 500, dry_run: bool = False) -> tuple[int, int]:
+        if batch < 1:
+            raise ValueError(f"batch must be 1 or more events, not {batch}")
+        cutoff, events, deliveries = to_text(before), 0, 0
+        after: tuple[str, str] = ("", "")
+        while True:
+            # One transaction per batch: the write lock is held for `batch` events at most.
+            with self._write() as c:
+                rows = c.execute("SELECT id, at FROM events WHERE routed = 1 AND at < ? AND (at, id) > (?, ?) "
+                                 "ORDER BY at, id LIMIT ?", (cutoff, *after, batch)).fetchall()
+                ids = [r["id"] for r in rows]
+                marks = ",".join("?" * len(ids))
+                busy = {r["event"] for r in c.execute(
+                    f"SELECT DISTINCT event FROM deliveries WHERE event IN ({marks}) AND status = 'pending'", ids)}
+                done = [i for i in ids if i not in busy]
+                if done:
+                    marks = ",".join("?" * len(done))
+                    if dry_run:
+                        deliveries += c.execute(f"SELECT COUNT(*) FROM deliveries WHERE event IN ({marks})",
+                                                done).fetchone()[0]
+                        events += len(done)
+                    else:
+                        deliveries += c.execute(f"DELETE FROM deliveries WHERE event IN ({marks})", done).rowcount
+                        events += c.execute(f"DELETE FROM events WHERE id IN ({marks})", done).rowcount
+            if len(rows) < batch:
+                return events, deliveries
+            after = (rows[-1]["at"], rows[-1]["id"])  # past the events kept for their pending deliveries
 
     # ---- deliveries ----------------------------------------------------------------
 
