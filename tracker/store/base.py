@@ -426,6 +426,14 @@ class FollowUpStore(ABC):
         """Note that the event's deliveries have been made. Raises NotFound."""
 
     @abstractmethod
+    def purge_events(self, before: datetime, *, batch: int = 500, dry_run: bool = False) -> tuple[int, int]:
+        """Remove the events older than `before` whose deliveries are all finished (none pending;
+        an event no one wanted has none), with those deliveries, `batch` events at a time (one
+        write each); never an event not yet routed or with a delivery still pending. Returns
+        (events, deliveries) removed; `dry_run`: counts them and removes nothing. Raises
+        ValueError for a batch under 1."""
+
+    @abstractmethod
     def add_delivery(self, delivery: Delivery) -> tuple[Delivery, bool]:
         """Insert a pending delivery of (event, subscription) unless there is one; returns it and
         whether it is new (an existing one keeps its status, attempts and log)."""
