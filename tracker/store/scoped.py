@@ -32,7 +32,7 @@ UNSCOPED = frozenset({
     "upsert_page", "set_page_status", "delete_page", "page_validators", "upsert_match", "upsert_page_image",
     "set_page_image_status", "page_image_validators", "upsert_image_match", "add_crawl_run", "claim_site_slot",
     "put_evidence", "delete_evidence", "mark_evidence_gone", "purge_evidence",
-    "add_event", "set_event_routed", "add_delivery", "record_delivery", "put_recheck",
+    "add_event", "set_event_routed", "purge_events", "add_delivery", "record_delivery", "put_recheck",
     "add_discovery_run", "update_discovery_run", "put_discovery_query", "add_discovered_urls", "seen_urls",
     "upsert_org", "get_org", "orgs", "set_owner", "owner", "owners", "close",
 })
