@@ -343,6 +343,8 @@ def exercise(s: Any) -> None:
     s.add_delivery(Delivery(event="e1", subscription=sub.id))
     s.deliveries(subscription=sub.id, status="pending", limit=5)
     s.record_delivery("e1", sub.id, True, "250 ok")
+    s.purge_events(at(2), batch=1, dry_run=True)
+    s.purge_events(at(2), batch=1)
     s.delete_subscription(sub.id)
     s.put_recheck(Recheck(page="https://example.com/2", site="example.com", url="https://example.com/2",
                           outcome="gone", http_status=404))
