@@ -114,6 +114,63 @@ class NotificationsContract:
         assert [d.subscription for d in store.deliveries(status="sent")] == ["s2"]
         assert [d.subscription for d in store.deliveries(event="e1", limit=1)] == ["s1"]
 
+    # ---- retention -----------------------------------------------------------------
+
+    def _routed(self, store, event_id: str, minutes: float, *, subs=(), sent=()):
+        """An event at at(minutes), routed to `subs`, its deliveries to `sent` marked sent."""
+        store.add_event(event(event_id, at=at(minutes)))
+        for sub in subs:
+            store.add_delivery(Delivery(event=event_id, subscription=sub, created_at=at(minutes)))
+        for sub in sent:
+            store.record_delivery(event_id, sub, True, "250 ok", at=at(minutes + 1))
+        store.set_event_routed(event_id)
+
+    def test_purge_removes_old_events_whose_deliveries_are_all_sent_with_them(self, store):
+        self._routed(store, "sent", 1, subs=["a", "b"], sent=["a", "b"])
+        self._routed(store, "nobody", 2)  # routed, no one wanted it
+        self._routed(store, "mixed", 3, subs=["a", "b"], sent=["a"])  # b still pending
+        self._routed(store, "waiting", 4, subs=["a"])
+        store.record_delivery("waiting", "a", False, "HTTP 503", at=at(5))  # failed, tried again later
+        store.add_event(event("unrouted", at=at(1)))
+        self._routed(store, "newer", 20, subs=["a"], sent=["a"])
+        assert store.purge_events(at(10)) == (2, 2)
+        assert sorted(e.id for e in store.events(limit=None)) == ["mixed", "newer", "unrouted", "waiting"]
+        assert sorted((d.event, d.subscription) for d in store.deliveries()) == [
+            ("mixed", "a"), ("mixed", "b"), ("newer", "a"), ("waiting", "a")]
+        assert store.purge_events(at(10)) == (0, 0)  # again: nothing more
+        with pytest.raises(NotFound):
+            store.get_event("sent")
+
+    def test_an_event_at_the_cut_off_is_kept(self, store):
+        self._routed(store, "e", 5, subs=["a"], sent=["a"])
+        assert store.purge_events(at(5)) == (0, 0)
+        assert store.purge_events(at(5.01)) == (1, 1)
+
+    def test_purge_goes_in_batches_past_the_events_it_keeps(self, store):
+        # The oldest events wait for a delivery: each batch moves on past them, not round them again.
+        for i in range(7):
+            self._routed(store, f"busy{i}", i, subs=["a"])
+        for i in range(7, 12):
+            self._routed(store, f"done{i}", i, subs=["a"], sent=["a"])
+        store.add_event(event("same-time", at=at(11)))  # an unrouted one among them
+        assert store.purge_events(at(30), batch=3, dry_run=True) == (5, 5)
+        assert len(store.events(limit=None)) == 13 and len(store.deliveries()) == 12  # a dry run removes nothing
+        assert store.purge_events(at(30), batch=3) == (5, 5)
+        assert sorted(e.id for e in store.events(limit=None)) == [*(f"busy{i}" for i in range(7)), "same-time"]
+        assert {d.event for d in store.deliveries()} == {f"busy{i}" for i in range(7)}
+        for i in range(7):
+            store.record_delivery(f"busy{i}", "a", True, at=at(20))
+        assert store.purge_events(at(30), batch=1) == (7, 7)
+        assert [e.id for e in store.events(limit=None)] == ["same-time"]
+        with pytest.raises(ValueError):
+            store.purge_events(at(30), batch=0)
+
+    def test_events_sharing_a_time_are_each_taken_once_across_batches(self, store):
+        for i in range(5):
+            self._routed(store, f"e{i}", 1, subs=["a"], sent=["a"] if i % 2 else [])
+        assert store.purge_events(at(2), batch=2) == (2, 2)
+        assert sorted(e.id for e in store.events(limit=None)) == ["e0", "e2", "e4"]
+
     # ---- re-checks -----------------------------------------------------------------
 
     def test_the_latest_recheck_of_a_page_replaces_the_last(self, store):

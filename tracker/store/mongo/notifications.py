@@ -131,7 +131,7 @@ class NotificationsMongo(MongoBase):
             docs = list(self._events.find(query, {"_id": 0, "id": 1, "at": 1})
                         .sort([("routed", ASCENDING), ("at", ASCENDING), ("id", ASCENDING)]).limit(batch))
             ids = [d["id"] for d in docs]
-            busy = set(self._deliveries.distinct("event", {"event": {"$in": ids}, "status": "pending"})) if ids else set()
+            busy = set(self._deliveries.distinct("event", {"event": {"$in": ids}, "status": "pending"}) if ids else [])
             done = [i for i in ids if i not in busy]
             if done and dry_run:
                 deliveries += self._deliveries.count_documents({"event": {"$in": done}})
