@@ -57,6 +57,10 @@ class Settings:
     smtp_url: str = ""
     mail_from: str = "fptrack@localhost"  # FPT_MAIL_FROM: the sender of notification e-mails
     recheck_hour: int = 5  # FPT_RECHECK_HOUR: daily re-check of pages whose takedown was sent (UTC hour)
+    # FPT_EVENTS_DAYS: days notification events are kept once their deliveries are done (sent); the
+    # daily run removes older ones with their deliveries (0: kept for ever). An event with a delivery
+    # still pending is kept whatever its age.
+    events_days: int = 180
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -102,6 +106,8 @@ class Settings:
             raise SettingsError("FPT_EVIDENCE_MAX_BYTES must be at least 1024 (bytes of a page kept as evidence)")
         if s.evidence_days < 0:
             raise SettingsError("FPT_EVIDENCE_DAYS must be 0 (keep as long as the page) or more days")
+        if s.events_days < 0:
+            raise SettingsError("FPT_EVENTS_DAYS must be 0 (keep notification events for ever) or more days")
         if not 0 <= s.recheck_hour <= 23 or not 0 <= s.recrawl_hour <= 23:
             raise SettingsError("FPT_RECRAWL_HOUR and FPT_RECHECK_HOUR are UTC hours, 0 to 23")
         if s.smtp_url and s.smtp_url.split("://", 1)[0] not in ("smtp", "smtps", "smtp+starttls"):

@@ -33,6 +33,8 @@ def test_config_file_then_environment(tmp_path):
     ({"FPT_MIN_CONTAINMENT": "lots"}, ["min_containment", "float"]),
     ({"FPT_MIN_CONTAINMENT": "2"}, ["min_containment", "between 0 and 1"]),
     ({"FPT_WINNOW_SAMPLE": "0"}, ["FPT_WINNOW_SAMPLE"]),
+    ({"FPT_EVENTS_DAYS": "-1"}, ["FPT_EVENTS_DAYS", "0 (keep notification events for ever) or more days"]),
+    ({"FPT_EVENTS_DAYS": "half a year"}, ["events_days", "int"]),
     ({"FPT_CONFIG": "/nonexistent.toml"}, ["FPT_CONFIG", "/nonexistent.toml"]),
 ])
 def test_bad_settings_name_the_setting(env, words):
@@ -58,3 +60,11 @@ def test_a_config_file_may_hold_other_parts_tables(tmp_path):
     cfg.write_text('recrawl_hour = 6\nnot_a_setting = 1\n', encoding="utf-8")
     with pytest.raises(SettingsError, match="not_a_setting"):
         Settings.load({"FPT_CONFIG": str(cfg), "FPT_HOME": str(tmp_path)})
+
+
+def test_events_are_kept_180_days_and_the_file_or_environment_may_say_otherwise(tmp_path):
+    assert Settings.load({"FPT_HOME": str(tmp_path)}).events_days == 180
+    cfg = tmp_path / "fptrack.toml"
+    cfg.write_text("[fptrack]\nevents_days = 0\n", encoding="utf-8")
+    assert Settings.load({"FPT_CONFIG": str(cfg), "FPT_HOME": str(tmp_path)}).events_days == 0
+    assert Settings.load({"FPT_CONFIG": str(cfg), "FPT_EVENTS_DAYS": "30"}).events_days == 30
