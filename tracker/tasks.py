@@ -253,9 +253,9 @@ def reindex(self: PipelineTask) -> dict[str, Any]:
 def daily(self: PipelineTask) -> dict[str, Any]:
     """The daily run (Celery beat, FPT_RECRAWL_HOUR UTC): compact the Redis index, compute the
     store's running totals of matches again where no transaction keeps them (MongoDB), search for new
-    sites (discovery), expire old evidence, then send a process_page task for every queued page and
-    every failed page with attempts left, and a process_image task for every such page image. The
-    sites are crawled on their own schedules (scheduled_crawls)."""
+    sites (discovery), expire old evidence and notification events, then send a process_page task for
+    every queued page and every failed page with attempts left, and a process_image task for every
+    such page image. The sites are crawled on their own schedules (scheduled_crawls)."""
     ctx = self.ctx
     compact = getattr(ctx.index, "compact", None)
     if compact is not None:
@@ -275,8 +275,10 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     from .evidence.retention import expire_evidence
 
     expired = expire_evidence(ctx.store, ctx.settings.evidence_days)
+    purged = expire_old_events(ctx)
     summary = {"discovered": found, "queued": len(queued), "retried": len(retried), "images": len(images),
-               "evidence_removed": expired.removed}
+               "evidence_removed": expired.removed, "events_removed": purged.events,
+               "deliveries_removed": purged.deliveries}
     log.info("daily run: %s", summary)
     return summary
 
@@ -323,6 +325,19 @@ def discover_sites(ctx: Context) -> dict[str, Any]:
     except Exception as e:  # noqa: BLE001 - the search API is outside; its failure must not stop the run
         log.warning("daily discovery failed: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
         return {"failed": type(e).__name__}
+
+
+def expire_old_events(ctx: Context) -> Any:
+    """Remove the notification events past FPT_EVENTS_DAYS whose deliveries are done
+    (tracker.notify.expire_events). A failure is one line in the log: the daily run goes on."""
+    from .notify import Purged, expire_events
+
+    try:
+        return expire_events(ctx.store, ctx.settings.events_days)
+    except Exception as e:  # noqa: BLE001 - housekeeping; the next daily run tries again
+        log.warning("daily removal of old notification events failed: %s",
+                    str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return Purged()
 
 
 #: Longest a scheduled crawl may take before it is stopped (its frontier is kept: the next one resumes it).
