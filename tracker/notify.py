@@ -6,6 +6,9 @@ digest (tracker.digest), one signed POST per event and webhook (tracker.webhooks
 Nothing is lost when a channel fails: a delivery stays pending, with the failed attempt
 in its log, and goes out with the next `fptrack notify send` or daily run.
 
+Events are kept FPT_EVENTS_DAYS days once their deliveries are sent, then the daily run
+(or `fptrack notify purge`) removes them with their deliveries (`expire_events`).
+
     store, event ──record──▶ events (once per id) ──route──▶ deliveries (pending)
                                                                  │ send_pending
                                          e-mail digest per address, POST per webhook
@@ -333,3 +336,24 @@ def send_pending(store: Store, settings: Settings, *, clock: Callable[[], dateti
             report.waiting += 1
             report.problems.append(f"webhook {sub.target} did not take {d.event}: {detail}")
     return report
+
+
+# ---- retention ------------------------------------------------------------------------
+
+@dataclass
+class Purged:
+    events: int = 0  # events removed (or, in a dry run, that would be)
+    deliveries: int = 0  # their deliveries
+
+
+def expire_events(store: Store, days: int, *, at: datetime | None = None, batch: int = 500,
+                  dry_run: bool = False) -> Purged:
+    """Remove the events older than `days` days whose deliveries are all sent, with those
+    deliveries (days = 0: keep every event). An event still unrouted, or with a delivery
+    pending, stays whatever its age: it has someone left to tell. Safe to run at any time."""
+    if days < 0:
+        raise ValueError(f"days must be 0 (keep every event) or more, not {days}")
+    if days == 0:
+        return Purged()
+    events, deliveries = store.purge_events((at or now()) - timedelta(days=days), batch=batch, dry_run=dry_run)
+    return Purged(events, deliveries)

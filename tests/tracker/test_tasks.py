@@ -215,7 +215,7 @@ def test_store_error_retries_then_keeps_the_page(app, ctx, monkeypatch):
     # The store is back: the daily run sends the page again and it is processed.
     monkeypatch.undo()
     summary = run(app, "daily").get()
-    assert summary == {"queued": 0, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
+    assert summary == {"queued": 0, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0, "events_removed": 0, "deliveries_removed": 0}
     assert ctx.store.get_page("biquge/2.html").status == "done"
     assert len(ctx.store.matches()) == 1
 
@@ -258,7 +258,7 @@ def test_daily_processes_queued_and_retries_failed_with_attempts_left(app, ctx, 
     run(app, "process_page", "ads").get()  # failed, 1 attempt of 3
     assert pages_to_process(ctx) == (["q"], ["ads"])
     monkeypatch.setattr(tasks, "recrawl_sites", lambda *a, **kw: pytest.fail("the sites crawl on their schedules"))
-    assert run(app, "daily").get() == {"queued": 1, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0}
+    assert run(app, "daily").get() == {"queued": 1, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0, "events_removed": 0, "deliveries_removed": 0}
     assert ctx.store.get_page("q").status == "done"
     assert ctx.store.get_page("ads").attempts == 2
     run(app, "daily").get()
@@ -464,3 +464,36 @@ def test_daily_run_goes_on_when_discovery_fails_and_expires_old_evidence(app, ct
     assert summary["discovered"] == {"failed": "RuntimeError"} and summary["evidence_removed"] == 3
     assert expired == [ctx.settings.evidence_days]
     assert "daily discovery failed: search API answered 500" in caplog.text
+
+
+def test_daily_run_removes_old_notification_events_whose_deliveries_are_done(app, ctx):
+    from datetime import timedelta
+
+    from tracker.store import now
+    from tracker.store.followup import Delivery, Event
+
+    old = now() - timedelta(days=ctx.settings.events_days + 1)
+    for event_id, sent in (("told", True), ("waiting", False)):
+        ctx.store.add_event(Event(id=event_id, kind="crawl-failed", at=old, site="biquge"))
+        ctx.store.add_delivery(Delivery(event=event_id, subscription="s1", created_at=old))
+        if sent:
+            ctx.store.record_delivery(event_id, "s1", True, "250 ok")
+        ctx.store.set_event_routed(event_id)
+    ctx.store.add_event(Event(id="recent", kind="crawl-failed", site="biquge", routed=True))
+    summary = run(app, "daily").get()
+    assert summary["events_removed"] == 1 and summary["deliveries_removed"] == 1
+    assert sorted(e.id for e in ctx.store.events(limit=None)) == ["recent", "waiting"]
+    assert run(app, "daily").get()["events_removed"] == 0
+
+
+def test_daily_run_goes_on_when_removing_old_events_fails(app, ctx, monkeypatch, caplog):
+    def broken(before, **kw):
+        raise StoreError("the SQLite store at x failed: disk I/O error; check the disk\nmore")
+
+    monkeypatch.setattr(ctx.store, "purge_events", broken)
+    with caplog.at_level("WARNING"):
+        summary = run(app, "daily").get()
+    assert summary["events_removed"] == summary["deliveries_removed"] == 0 and "queued" in summary
+    lines = [r.getMessage() for r in caplog.records if "notification events" in r.getMessage()]
+    assert lines == ["daily removal of old notification events failed: the SQLite store at x failed: disk I/O "
+                     "error; check the disk"]
