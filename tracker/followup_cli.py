@@ -184,3 +184,33 @@ def delivery_log(limit, fmt):
     write_records(({"event": d.event, "subscription": d.subscription, "status": d.status, "attempts": d.attempts,
                     "last": d.log[-1]["detail"] if d.log else "", "created": d.created_at.isoformat(timespec="seconds")}
                    for d in rows), fmt, ["event", "subscription", "status", "attempts", "last", "created"])
+
+
+@notify.command("purge")
+@click.option("--days", type=click.IntRange(1), default=None,
+              help="Remove events older than this many days (default FPT_EVENTS_DAYS, 180; 0 there keeps them).")
+@click.option("--dry-run", is_flag=True, help="Count what would be removed; remove nothing.")
+@domain_errors
+def purge(days, dry_run):
+    """Remove the events older than FPT_EVENTS_DAYS (or --days) whose deliveries
+    are all sent, with their deliveries. An event with a delivery still pending, or
+    not yet routed, is kept whatever its age. The daily run does this too.
+
+    \b
+    Example:
+      fptrack notify purge --dry-run
+      fptrack notify purge --days 30
+    """
+    from .notify import expire_events
+
+    ctx = open_context()
+    days = ctx.settings.events_days if days is None else days
+    if days == 0:
+        click.echo("FPT_EVENTS_DAYS is 0: events are kept for ever; give --days N to remove older ones")
+        return
+    r = expire_events(ctx.store, days, dry_run=dry_run)
+    if dry_run:
+        click.echo(f"would remove {r.events} events and {r.deliveries} deliveries older than {days} days "
+                   "(--dry-run: nothing removed)")
+    else:
+        click.echo(f"removed {r.events} events and {r.deliveries} deliveries older than {days} days")

@@ -220,6 +220,54 @@ def test_subscriptions_are_listed_and_removed(ctx, env):
     assert len(ctx.store.subscriptions()) == 1
 
 
+def _events_of_age(store, days_old: dict[str, int], pending: set[str] = frozenset()) -> None:
+    """Events routed to one subscription, `days_old[id]` days back; sent unless in `pending`."""
+    from tracker.store.followup import Delivery, Event
+
+    for event_id, days in days_old.items():
+        at = now() - timedelta(days=days)
+        store.add_event(Event(id=event_id, kind="crawl-failed", at=at, site="biquge"))
+        store.add_delivery(Delivery(event=event_id, subscription="s1", created_at=at))
+        if event_id not in pending:
+            store.record_delivery(event_id, "s1", True, "250 ok", at=at)
+        store.set_event_routed(event_id)
+
+
+def test_notify_purge_removes_old_delivered_events_and_says_how_many(ctx, env):
+    _events_of_age(ctx.store, {"old": 200, "old-pending": 300, "month": 40, "new": 1}, pending={"old-pending"})
+    r = run("notify", "purge", "--dry-run", env=env)
+    assert r.exit_code == 0 and r.stdout == ("would remove 1 events and 1 deliveries older than 180 days "
+                                             "(--dry-run: nothing removed)\n")
+    assert len(ctx.store.events(limit=None)) == 4
+    r = run("notify", "purge", env=env)
+    assert r.exit_code == 0 and r.stdout == "removed 1 events and 1 deliveries older than 180 days\n"
+    assert run("notify", "purge", "--days", "30", env=env).stdout.startswith("removed 1 events and 1 deliveries")
+    assert sorted(e.id for e in ctx.store.events(limit=None)) == ["new", "old-pending"]
+    assert [d.event for d in ctx.store.deliveries()] == ["old-pending", "new"]
+
+
+def test_notify_purge_keeps_everything_when_the_setting_says_0(ctx, env):
+    _events_of_age(ctx.store, {"old": 900})
+    r = run("notify", "purge", env={**env, "FPT_EVENTS_DAYS": "0"})
+    assert r.exit_code == 0 and "kept for ever" in r.stdout and len(ctx.store.events(limit=None)) == 1
+    r = run("notify", "purge", "--days", "0", env=env)
+    assert r.exit_code == 2 and "--days" in r.output
+    r = run("notify", "purge", env={**env, "FPT_EVENTS_DAYS": "-3"})
+    assert r.exit_code == 1 and "FPT_EVENTS_DAYS must be 0" in r.output
+    assert len(ctx.store.events(limit=None)) == 1
+
+
+def test_expire_events_keeps_every_event_for_0_days(ctx):
+    from tracker.notify import Purged, expire_events
+
+    _events_of_age(ctx.store, {"old": 900})
+    assert expire_events(ctx.store, 0) == Purged(0, 0)
+    assert expire_events(ctx.store, 900, at=now() - timedelta(minutes=1)) == Purged(0, 0)  # 900 days less a minute
+    assert expire_events(ctx.store, 899) == Purged(1, 1)
+    with pytest.raises(ValueError):
+        expire_events(ctx.store, -1)
+
+
 @pytest.mark.parametrize("args, says", [
     (["--email", "not-an-address", "--all"], "is not an e-mail address"),
     (["--webhook", "ftp://hooks.example/x", "--secret", "k", "--all"], "is not a webhook URL"),
