@@ -1,15 +1,18 @@
 """Follow-up of takedowns: per site, the takedowns sent, the copies removed, the median days
-to removal and the pages still up; the matches still open, longest first; and the latest
-events people are told about (tracker.followup, tracker.notify)."""
+to removal and the pages still up; the matches still open, longest first; the latest events
+people are told about (tracker.followup, tracker.notify); and who is told, which an admin
+changes here (web.subscriptions)."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
-from flask import Blueprint, jsonify, render_template
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 
 from tracker.followup import open_takedowns, stats
+from tracker.notify import NotifyError
+from tracker.store import NotFound
 
+from . import subscriptions as subs
 from .params import text_arg
 from .services import services, store
 
@@ -28,30 +31,47 @@ def data() -> dict[str, Any]:
         "open": open_takedowns(store(), site=site, clock=clock, limit=OPEN_LIMIT),
         "events": [{"kind": e.kind, "at": e.at, "site": e.site, "work": e.work, "page": e.page,
                     "chapter": e.chapter, "summary": e.summary} for e in events],
-        "subscriptions": subscriptions(),
+        "subscriptions": subs.rows(),
     }
 
 
-def subscriptions() -> list[dict[str, Any]]:
-    """Who is told, and how many events wait for each. A webhook's URL often is a secret itself
-    (chat services put the key in the path): only its scheme and host are shown."""
-    pending: dict[str, int] = {}
-    for d in store().deliveries(status="pending"):
-        pending[d.subscription] = pending.get(d.subscription, 0) + 1
-    out = []
-    for s in store().subscriptions():
-        target = s.target
-        if s.channel == "webhook":
-            parts = urlsplit(s.target)
-            target = f"{parts.scheme}://{parts.hostname or ''}/…"
-        out.append({"id": s.id, "channel": s.channel, "target": target, "work": s.work, "site": s.site,
-                    "kinds": s.kinds, "pending": pending.get(s.id, 0), "since": s.created_at})
-    return out
+def _page(status: int = 200, *, error: str = "", form: dict[str, Any] | None = None) -> Any:
+    return render_template("followup/index.html", **data(), **subs.choices(), error=error,
+                           form=form or {}), status
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 @bp.route("/followup/")
-def index() -> str:
-    return render_template("followup/index.html", **data())
+def index() -> Any:
+    return _page()
+
+
+@bp.route("/followup/subscriptions", methods=["POST"])
+def add_subscription() -> Any:
+    """The add form; a refusal comes back on the page (400) with what to fix and the values kept
+    (not the secret)."""
+    f = request.form
+    kinds = f.getlist("kinds")
+    try:
+        sub, updated = subs.add(f, kinds)
+    except NotifyError as e:
+        form = {k: f.get(k, "") for k in ("channel", "target", "work", "site")}
+        return _page(400, error=_sentence(str(e)), form={**form, "kinds": kinds, "sent": True})
+    flash(f"{'Updated' if updated else 'Added'}: {subs.describe(sub)}.", "ok")
+    return redirect(url_for("followup.index") + "#who-is-told")
+
+
+@bp.route("/followup/subscriptions/<sub_id>/remove", methods=["POST"])
+def remove_subscription(sub_id: str) -> Any:
+    try:
+        sub = subs.remove(sub_id)
+    except NotFound:
+        abort(404, f"no subscription {sub_id!r}")
+    flash(f"Removed: {subs.describe(sub)}.", "ok")
+    return redirect(url_for("followup.index") + "#who-is-told")
 
 
 @bp.route("/api/followup")
