@@ -134,6 +134,18 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/followup", "get"): {"summary": "Takedowns sent, copies removed, matches still open, latest events",
                                "query": [("site", "string", "a site's name")],
                                "response": obj("site", "sites", "open", "events", "subscriptions")},
+    ("/api/subscriptions", "get"): {"summary": "Who is told about which events (a webhook's URL as its scheme and "
+                                               "host only), with the event kinds and channels",
+                                    "response": obj(subscriptions="array", kinds="array", channels="array")},
+    ("/api/subscriptions", "post"): {"summary": "Tell an e-mail address or a webhook about some kinds of event of a "
+                                                "work and/or a site (neither: every event, for the default "
+                                                "organisation only); the same channel, target, work and site "
+                                                "again replaces it",
+                                     "body": body("channel", "target", channel="string", target="string",
+                                                  work="string", site="string", secret="string", kinds="array"),
+                                     "status": "201", "response": obj("subscription", updated="boolean")},
+    ("/api/subscriptions/{sub_id}", "delete"): {"summary": "Stop telling one subscription",
+                                                "response": obj("removed")},
     ("/api/export/{name}.{fmt}", "get"): {"summary": "A report as CSV, JSON or JSON lines",
                                           "query": [*MATCH_FILTERS, *SCOPE,
                                                     ("q", "string", "pages whose URL holds this"),
