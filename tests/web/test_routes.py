@@ -5,7 +5,9 @@ import io
 
 import pytest
 
+from tracker.notify import subscribe
 from tracker.settings import Settings
+from tracker.store.followup import subscription_id
 from web import create_app
 
 from .conftest import csrf_token, login
@@ -24,7 +26,7 @@ GET = {
     "/api/takedown": {"site": "biquge"}, "/api/search": {"q": "1.html"}, "/healthz": {},
     "/images/": {"work": "山城旧事"}, "/images/view": I1, "/images/file/<kind>": {"kind": "found", "key": I1["image"]},
     "/api/images": {"site": "biquge"}, "/api/images/view": I1,
-    "/followup/": {}, "/api/followup": {"site": "biquge"},
+    "/followup/": {}, "/api/followup": {"site": "biquge"}, "/api/subscriptions": {},
     "/evidence/package": {"page_key": M1["page_key"]},
     "/works/<work_id>/chapters": {"work_id": "山城旧事"}, "/works/<work_id>/remove": {"work_id": "山城旧事"},
     "/api/works/<work_id>/chapters": {"work_id": "山城旧事"},
@@ -72,7 +74,14 @@ CHANGES = {
     # discovery: without a search API the form says so (302 back to the page); dry_run needs none
     "/discovery/start": {"work": "山城旧事"},
     "/api/works/<work_id>/discover": {"work_id": "山城旧事", "dry_run": True},
+    "/followup/subscriptions": {"channel": "email", "target": "rights@example.com", "work": "山城旧事",
+                                "kinds": "new-match"},
+    "/api/subscriptions": {"channel": "email", "target": "rights@example.com", "work": "山城旧事"},
+    "/followup/subscriptions/<sub_id>/remove": {"sub_id": subscription_id("email", "rights@example.com", "山城旧事")},
 }
+# Records a change needs, made in the store before it is tried
+BEFORE = {"/followup/subscriptions/<sub_id>/remove":
+          lambda store: subscribe(store, "email", "rights@example.com", work="山城旧事")}
 READ_ONLY_POSTS = {"/login", "/logout", "/check", "/api/check", "/api/check-url"}
 # POSTs only an operator may make (tests/web/test_orgs.py makes them)
 OPERATOR_POSTS = {"/orgs/": {"name": "east"}, "/orgs/assign": {"kind": "work", "key": "山城旧事", "org": "east"}}
@@ -125,6 +134,7 @@ def change(client, rule: str):
 @pytest.mark.parametrize("rule", sorted(CHANGES))
 def test_every_change_is_refused_to_viewers_and_allowed_to_admins(app, store, rule):
     viewer, admin = app.test_client(), app.test_client()
+    BEFORE.get(rule, lambda store: None)(store)
     assert login(viewer, "viewer").status_code == 302 and login(admin, "admin").status_code == 302
     assert change(viewer, rule).status_code == 403
     assert store.get_match(M1["page_key"], M1["chapter"]).history == []
