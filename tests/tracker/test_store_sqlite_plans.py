@@ -58,3 +58,20 @@ def test_totals_and_counts_read_the_running_totals(traced):
     store.page_summary(["site", "status"])
     for sql in sent:
         assert "FROM matches" not in sql and "FROM pages" not in sql, sql
+
+
+def test_purging_old_events_walks_the_routed_time_index_without_sorting(tmp_path):
+    from tracker.store.followup import Delivery, Event
+
+    store = SQLiteStore(tmp_path / "e.sqlite3")
+    for i in range(30):
+        store.add_event(Event(id=f"e{i}", kind="crawl-failed", at=at(i), routed=True))
+        store.add_delivery(Delivery(event=f"e{i}", subscription="s1", created_at=at(i)))
+    sent: list[str] = []
+    store._conn.set_trace_callback(sent.append)
+    assert store.purge_events(at(40), batch=7) == (0, 0)  # every delivery pending: each batch moves on
+    store.close()
+    selects = plans(store.path, sent)
+    assert len([p for p in selects if "events_routed_at" in p]) == 5, selects
+    for plan in selects:
+        assert "TEMP B-TREE" not in plan and "SCAN" not in plan, plan

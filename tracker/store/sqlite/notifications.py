@@ -163,8 +163,9 @@ class NotificationsSQL(SQLiteBase):
                                  "ORDER BY at, id LIMIT ?", (cutoff, *after, batch)).fetchall()
                 ids = [r["id"] for r in rows]
                 marks = ",".join("?" * len(ids))
+                # `+status`: look the batch's events up by key, not every pending delivery by status.
                 busy = {r["event"] for r in c.execute(
-                    f"SELECT DISTINCT event FROM deliveries WHERE event IN ({marks}) AND status = 'pending'", ids)}
+                    f"SELECT DISTINCT event FROM deliveries WHERE event IN ({marks}) AND +status = 'pending'", ids)}
                 done = [i for i in ids if i not in busy]
                 if done:
                     marks = ",".join("?" * len(done))
