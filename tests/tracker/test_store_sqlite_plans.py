@@ -75,3 +75,25 @@ def test_purging_old_events_walks_the_routed_time_index_without_sorting(tmp_path
     assert len([p for p in selects if "events_routed_at" in p]) == 5, selects
     for plan in selects:
         assert "TEMP B-TREE" not in plan and "SCAN" not in plan, plan
+
+
+def test_the_triggers_read_a_group_again_through_an_index_on_all_its_keys(traced):
+    """A match that held its group's earliest or latest time leaves it: the group's times are read
+    again from its own rows, found by an index on every key (never a day's or a site's rows)."""
+    from tracker.store.sqlite.rollups import ROLLUPS
+
+    store, _ = traced
+    raw = sqlite3.connect(store.path)
+    try:
+        for r in ROLLUPS:
+            where = r.rows_of_group.replace("{r}.", "OLD_")
+            for column in ("work", "site", "chapter", "status", "first_seen", "fetched_at"):
+                where = where.replace(f"OLD_{column}", "'x'")
+            for _, agg, src in r.edges:
+                plan = " / ".join(row[3] for row in raw.execute(
+                    f"EXPLAIN QUERY PLAN SELECT {agg}({src}) FROM {r.source} WHERE {where}"))
+                assert plan.startswith("SEARCH") and "USING" in plan, (r.table, plan)
+                keys = [c for c, _ in r.keys if c != "day"]
+                assert all(f"{k}=?" in plan for k in keys), (r.table, plan)
+    finally:
+        raw.close()

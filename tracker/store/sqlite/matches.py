@@ -44,9 +44,13 @@ CREATE INDEX IF NOT EXISTS matches_work ON matches (work, containment DESC, page
 CREATE INDEX IF NOT EXISTS matches_site ON matches (site, containment DESC, page, chapter);
 CREATE INDEX IF NOT EXISTS matches_status ON matches (status, containment DESC, page, chapter);
 CREATE INDEX IF NOT EXISTS matches_site_status ON matches (site, status, containment DESC, page, chapter);
--- a chapter's matches, and a group's (tracker/store/sqlite/rollups.py: the triggers read a group again)
-CREATE INDEX IF NOT EXISTS matches_group ON matches (chapter, site, status);
+-- A chapter's matches, and a group's of each running total (tracker/store/sqlite/rollups.py: when
+-- a match that held a group's earliest or latest time leaves it, the triggers read the group again).
+CREATE INDEX IF NOT EXISTS matches_groups ON matches (chapter, site, status, work, first_seen, last_seen);
+CREATE INDEX IF NOT EXISTS matches_day ON matches (work, status, first_seen, last_seen);
+CREATE INDEX IF NOT EXISTS matches_site_work ON matches (site, work, status, first_seen, last_seen);
 DROP INDEX IF EXISTS matches_chapter;
+DROP INDEX IF EXISTS matches_group;
 CREATE INDEX IF NOT EXISTS matches_first_seen ON matches (first_seen);
 CREATE INDEX IF NOT EXISTS matches_last_seen ON matches (last_seen);
 CREATE INDEX IF NOT EXISTS matches_similarity ON matches (similarity);

@@ -113,8 +113,8 @@ MATCH_GROUPS = Rollup(
 MATCH_DAYS = Rollup(
     "match_days", "matches",
     (("day", "substr({r}.first_seen, 1, 10)"), ("work", "{r}.work"), ("status", "{r}.status")), _MATCH_EDGES,
-    "first_seen >= substr({r}.first_seen, 1, 10) AND first_seen < substr({r}.first_seen, 1, 10) || '~' "
-    "AND work = {r}.work AND status = {r}.status")
+    "work = {r}.work AND status = {r}.status AND first_seen >= substr({r}.first_seen, 1, 10) "
+    "AND first_seen < substr({r}.first_seen, 1, 10) || '~'")
 #: Pages by site and status, with the latest fetch.
 PAGE_GROUPS = Rollup(
     "page_groups", "pages", (("site", "{r}.site"), ("status", "{r}.status")),
