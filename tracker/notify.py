@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from .names import clean_site_name
 from .settings import Settings
-from .store import CrawlRun, MatchRecord, NotFound, Store, now
+from .store import CrawlRun, ImageMatch, MatchRecord, NotFound, Store, now
 from .store.followup import CHANNELS, EVENT_KINDS, Delivery, Event, Subscription, subscription_id
 
 log = logging.getLogger(__name__)
@@ -127,6 +127,16 @@ def new_match_event(m: MatchRecord, url: str = "") -> Event:
                  site=m.site, page=m.page, chapter=m.chapter, data=_match_data(m, url),
                  summary=f"new copy of {m.chapter} on {m.site or 'a page'} ({m.containment:.0%} of the chapter): "
                          f"{url or m.page}")
+
+
+def new_image_match_event(m: ImageMatch) -> Event:
+    """A page image found copying a registered image: a new match, as a copied chapter is."""
+    return Event(id=_event_id("new-match", "image", m.image, m.work_image), kind="new-match", at=m.first_seen,
+                 work=m.work, site=m.site, page=m.found_on, chapter=m.work_image,
+                 data={"url": m.found_on, "image": m.image, "work_image": m.work_image, "distance": m.distance,
+                       "colour_agreement": round(float(m.colour_agreement), 4), "status": m.status},
+                 summary=f"new copy of the image {m.work_image} on {m.site or 'a page'} ({m.distance} bits of 64 "
+                         f"apart): {m.found_on or m.image}")
 
 
 def copy_back_event(m: MatchRecord, url: str, removed_at: str, at: datetime | None = None) -> Event:
@@ -249,6 +259,18 @@ def matches_stored(store: Store, pairs: Iterable[tuple[MatchRecord, MatchRecord]
         elif stored.first_seen == proposed.first_seen and not stored.history:
             subs = store.subscriptions() if subs is None else subs
             record(store, new_match_event(stored, url), subs)
+        out.append(stored)
+    return out
+
+
+def image_matches_stored(store: Store, pairs: Iterable[tuple[ImageMatch, ImageMatch]]) -> list[ImageMatch]:
+    """After image matches are stored ((proposed, stored) each): a new one becomes an event."""
+    out = []
+    subs = None
+    for proposed, stored in pairs:
+        if stored.first_seen == proposed.first_seen and not stored.history:
+            subs = store.subscriptions() if subs is None else subs
+            record(store, new_image_match_event(stored), subs)
         out.append(stored)
     return out
 
