@@ -19,6 +19,7 @@ from fingerprint.image import ImageFingerprint, fingerprint_image, is_image, med
 from fingerprint.image_index import ImageIndex
 from fingerprint.sources import image_files
 
+from . import notify
 from .store import ImageMatch, NotFound, WorkImage
 from .tally import tally
 
@@ -127,12 +128,13 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
     except InputError as e:
         ctx.store.set_page_image_status(key, "failed", str(e))
         return ProcessedImage(key, "failed", reason=str(e))
-    found = []
+    stored = []
     for hit in ctx.image_index.query(fp):
         work = hit.key.split("/", 1)[0]
-        found.append(ctx.store.upsert_image_match(ImageMatch(
-            image=img.key, work_image=hit.key, work=work, site=img.site, found_on=img.found_on,
-            distance=hit.distance, colour_agreement=hit.colour_agreement)))
+        proposed = ImageMatch(image=img.key, work_image=hit.key, work=work, site=img.site, found_on=img.found_on,
+                              distance=hit.distance, colour_agreement=hit.colour_agreement)
+        stored.append((proposed, ctx.store.upsert_image_match(proposed)))
+    found = notify.image_matches_stored(ctx.store, stored)  # a new match becomes an event to tell
     ctx.store.set_page_image_status(key, "done", fingerprint=fp.to_dict())
     return ProcessedImage(key, "done", found)
 

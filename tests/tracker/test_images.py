@@ -96,6 +96,26 @@ def test_every_copy_is_found_and_no_look_alike(ctx, tmp_path, art):
     assert ctx.store.count_image_matches() == len(copies)
 
 
+def test_a_new_image_copy_is_a_notification_event_once(ctx, art):
+    from tracker.images import process_image
+    from tracker.notify import subscribe
+
+    _, covers, copies, _ = art
+    register_image(ctx, "山城旧事", "front.png", covers["front"])
+    sub = subscribe(ctx.store, "email", "rights@example.com", site="pirate")
+    data = next(d for d, name in copies.values() if name == "front")
+    url = "https://img.pirate.example/c/1.jpg"
+    ctx.store.upsert_page_image(PageImage(key=url, url=url, site="pirate", found_on="https://pirate.example/1",
+                                          data=data))
+    assert len(process_image(ctx, url).matches) == 1
+    [e] = ctx.store.events(kind="new-match")
+    assert (e.work, e.site, e.page, e.chapter) == ("山城旧事", "pirate", "https://pirate.example/1", "山城旧事/front.png")
+    assert e.data["image"] == url and e.routed and "new copy of the image 山城旧事/front.png on pirate" in e.summary
+    assert [(d.event, d.subscription) for d in ctx.store.deliveries(status="pending")] == [(e.id, sub.id)]
+    process_image(ctx, url)  # found again: the same match, no second event
+    assert len(ctx.store.events()) == 1
+
+
 def test_a_bad_cover_is_skipped_with_its_reason_and_the_rest_registered(ctx, tmp_path, art):
     _, covers, _, _ = art
     folder = tmp_path / "work"
