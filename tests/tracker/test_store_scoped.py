@@ -109,3 +109,20 @@ def test_what_it_writes_is_its_own_and_anothers_ids_are_refused(store):
     with pytest.raises(NotFound):
         east.upsert_user(User(name="alice", password_hash="y", role="admin"))
     assert store.get_user("alice").role == "viewer"
+
+
+def test_a_subscription_to_its_work_on_anothers_site_is_refused(store):
+    from tracker.store.followup import Subscription, subscription_id
+
+    def sub(work: str, site: str) -> Subscription:
+        return Subscription(id=subscription_id("email", "a@example.com", work, site), channel="email",
+                            target="a@example.com", work=work, site=site)
+
+    east = ScopedStore(store, "east")
+    with pytest.raises(NotFound, match="no site 'biquge'"):
+        east.upsert_subscription(sub("东城", "biquge"))  # the default organisation's site, none of its copies
+    assert east.upsert_subscription(sub("东城", "shared")).site == "shared"  # where its work was found
+    assert east.upsert_subscription(sub("东城", "dc")).site == "dc"  # its own site
+    with pytest.raises(NotFound, match="no work"):
+        east.upsert_subscription(sub("山城旧事", "dc"))
+    assert {s.site for s in store.subscriptions()} == {"shared", "dc"}

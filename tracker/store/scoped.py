@@ -351,6 +351,8 @@ class ScopedStore:
             raise ValueError("name a work or a site: a subscription to every event is for the default organisation")
         if not self._sees(sub.work, sub.site):
             raise NotFound(f"no work {sub.work!r}" if sub.work else f"no site {sub.site!r}")
+        if sub.work and sub.site and not self.sees_site(sub.site):  # its work on another's site: not its to watch
+            raise NotFound(f"no site {sub.site!r}")
         return self.inner.upsert_subscription(sub)
 
     def delete_subscription(self, sub_id: str) -> None:
