@@ -21,9 +21,11 @@ from .store.followup import Event
 
 PORTS = {"smtp": 25, "smtp+starttls": 587, "smtps": 465}
 TITLES = {"new-match": "New copies", "copy-back": "Copies back after their removal",
-          "removed": "Copies removed after a takedown", "crawl-failed": "Crawls that failed"}
+          "removed": "Copies removed after a takedown", "crawl-failed": "Crawls that failed",
+          "test": "Tests of this subscription"}
 NOUNS = {"new-match": ("new copy", "new copies"), "copy-back": ("copy back", "copies back"),
-         "removed": ("removal", "removals"), "crawl-failed": ("crawl failure", "crawl failures")}
+         "removed": ("removal", "removals"), "crawl-failed": ("crawl failure", "crawl failures"),
+         "test": ("test", "tests")}
 
 
 class DigestError(Exception):

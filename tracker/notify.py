@@ -360,6 +360,37 @@ def send_pending(store: Store, settings: Settings, *, clock: Callable[[], dateti
     return report
 
 
+# ---- a test ---------------------------------------------------------------------------
+
+#: The kind of a test event: sent to one subscription on request, never stored or routed.
+TEST_KIND = "test"
+
+
+def test_event(sub: Subscription, at: datetime | None = None) -> Event:
+    """What a test sends: an event of kind "test" about the subscription's work and site."""
+    at = at or now()
+    return Event(id=_event_id(TEST_KIND, sub.id, at.isoformat()), kind=TEST_KIND, at=at, work=sub.work,
+                 site=sub.site, summary="A test from fptrack: this subscription is set up and reachable.",
+                 data={"subscription": sub.id, "test": True})
+
+
+def send_test(settings: Settings, sub: Subscription, *, timeout: float = 10.0) -> tuple[bool, str]:
+    """Send a test event to one subscription now, once (no retry), without storing anything:
+    (delivered, what the mail server or the receiver answered, or why nothing was sent)."""
+    from . import digest, webhooks
+
+    event = test_event(sub)
+    if sub.channel == "email":
+        if not settings.smtp_url:
+            return False, "FPT_SMTP_URL is not set: set it (smtp://HOST:PORT) so that e-mail can be sent"
+        try:
+            return True, digest.send_digest(settings, sub.target, [event], timeout=timeout)
+        except digest.DigestError as e:
+            return False, str(e)
+    return webhooks.deliver(sub.target, sub.secret, webhooks.payload(event), event=event, attempts=1,
+                            timeout=timeout)
+
+
 # ---- retention ------------------------------------------------------------------------
 
 @dataclass

@@ -74,6 +74,19 @@ def remove_subscription(sub_id: str) -> Any:
     return redirect(url_for("followup.index") + "#who-is-told")
 
 
+@bp.route("/followup/subscriptions/<sub_id>/test", methods=["POST"])
+def test_subscription(sub_id: str) -> Any:
+    try:
+        sub, ok, detail = subs.test(sub_id)
+    except NotFound:
+        abort(404, f"no subscription {sub_id!r}")
+    if ok:
+        flash(f"Test sent: {subs.describe(sub)} ({detail}).", "ok")
+    else:
+        flash(f"The test did not reach {subs.shown_target(sub)}: {_sentence(detail)}", "error")
+    return redirect(url_for("followup.index") + "#who-is-told")
+
+
 @bp.route("/api/followup")
 def api() -> Any:
     return jsonify(data())

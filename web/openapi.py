@@ -146,6 +146,9 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                      "status": "201", "response": obj("subscription", updated="boolean")},
     ("/api/subscriptions/{sub_id}", "delete"): {"summary": "Stop telling one subscription",
                                                 "response": obj("removed")},
+    ("/api/subscriptions/{sub_id}/test", "post"): {"summary": "Send a test event (kind \"test\", never stored) to "
+                                                           "one subscription now, once",
+                                                "response": obj("subscription", "detail", delivered="boolean")},
     ("/api/export/{name}.{fmt}", "get"): {"summary": "A report as CSV, JSON or JSON lines",
                                           "query": [*MATCH_FILTERS, *SCOPE,
                                                     ("q", "string", "pages whose URL holds this"),

@@ -14,15 +14,16 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, jsonify
 
-from tracker.notify import NotifyError, subscribe
+from tracker.notify import NotifyError, send_test, subscribe
 from tracker.store import NotFound
 from tracker.store.followup import CHANNELS, EVENT_KINDS, Subscription
 
 from .params import MAX_TEXT, json_body
-from .services import store
+from .services import services, store
 
 bp = Blueprint("subscriptions", __name__, url_prefix="/api")
 
+TEST_TIMEOUT = 10.0  # seconds a test waits for the mail server or the receiver (one try)
 KIND_NAMES = {"new-match": "new copy found", "copy-back": "copy back after its removal",
               "removed": "copy removed after a takedown", "crawl-failed": "crawl failed"}
 
@@ -119,6 +120,14 @@ def remove(sub_id: str) -> Subscription:
     return sub
 
 
+def test(sub_id: str) -> tuple[Subscription, bool, str]:
+    """Send a test event to one subscription of the organisation now; NotFound (404) for any
+    other id. (subscription, delivered, the answer) - a webhook's answer never holds its URL."""
+    sub = store().get_subscription(sub_id)
+    ok, detail = send_test(services().settings, sub, timeout=TEST_TIMEOUT)
+    return sub, ok, detail.replace(sub.target, shown_target(sub)) if sub.channel == "webhook" else detail
+
+
 def row(sub: Subscription) -> dict[str, Any]:
     return {"id": sub.id, "channel": sub.channel, "target": shown_target(sub), "work": sub.work, "site": sub.site,
             "kinds": sub.kinds, "since": sub.created_at}
@@ -143,6 +152,17 @@ def api_add() -> Any:
     except NotifyError as e:
         abort(400, str(e))
     return jsonify(subscription=row(sub), updated=updated), 201
+
+
+@bp.route("/subscriptions/<sub_id>/test", methods=["POST"])
+def api_test(sub_id: str) -> Any:
+    """Send a test event (kind "test", never stored) to one subscription now:
+    {"delivered": true|false, "detail": what the server or receiver answered}."""
+    try:
+        sub, ok, detail = test(sub_id)
+    except NotFound:
+        abort(404, f"no subscription {sub_id!r}; GET /api/subscriptions lists them")
+    return jsonify(subscription=row(sub), delivered=ok, detail=detail)
 
 
 @bp.route("/subscriptions/<sub_id>", methods=["DELETE"])

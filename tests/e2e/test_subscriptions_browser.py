@@ -64,8 +64,11 @@ def test_an_admin_adds_and_removes_subscriptions_on_the_follow_up_page(driver, l
     shot("two-subscriptions")
 
     hook_row = next(r for r in rows if "hooks.chat.example" in r.text)
-    click(hook_row.find_element(By.CSS_SELECTOR, "button"))
+    click(hook_row.find_element(By.XPATH, ".//button[normalize-space()='Remove']"))
     assert "Removed: webhook https://hooks.chat.example/… for site biquge" in css("#who-is-told + .flash.ok").text
     rows = driver.find_elements(By.CSS_SELECTOR, "table.followup-subscriptions tbody tr")
     assert [r.text.split()[:2] for r in rows] == [["email", "rights@example.com"]]
+    # a test to the address left: no mail server is set, and the page says so at once
+    click(rows[0].find_element(By.XPATH, ".//button[normalize-space()='Send a test']"))
+    assert "FPT_SMTP_URL is not set" in css("#who-is-told + .flash.error").text
     shot("one-removed")

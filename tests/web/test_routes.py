@@ -78,10 +78,14 @@ CHANGES = {
                                 "kinds": "new-match"},
     "/api/subscriptions": {"channel": "email", "target": "rights@example.com", "work": "山城旧事"},
     "/followup/subscriptions/<sub_id>/remove": {"sub_id": subscription_id("email", "rights@example.com", "山城旧事")},
+    # a test with no SMTP server set: answered at once with why nothing was sent
+    "/followup/subscriptions/<sub_id>/test": {"sub_id": subscription_id("email", "rights@example.com", "山城旧事")},
+    "/api/subscriptions/<sub_id>/test": {"sub_id": subscription_id("email", "rights@example.com", "山城旧事")},
 }
 # Records a change needs, made in the store before it is tried
-BEFORE = {"/followup/subscriptions/<sub_id>/remove":
-          lambda store: subscribe(store, "email", "rights@example.com", work="山城旧事")}
+BEFORE = {rule: lambda store: subscribe(store, "email", "rights@example.com", work="山城旧事")
+          for rule in ("/followup/subscriptions/<sub_id>/remove", "/followup/subscriptions/<sub_id>/test",
+                       "/api/subscriptions/<sub_id>/test")}
 READ_ONLY_POSTS = {"/login", "/logout", "/check", "/api/check", "/api/check-url"}
 # POSTs only an operator may make (tests/web/test_orgs.py makes them)
 OPERATOR_POSTS = {"/orgs/": {"name": "east"}, "/orgs/assign": {"kind": "work", "key": "山城旧事", "org": "east"}}

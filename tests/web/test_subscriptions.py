@@ -4,6 +4,7 @@ what to fix, another organisation's subscription is a 404, and a webhook's URL i
 past its host once added."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -219,3 +220,67 @@ def test_the_form_offers_the_organisations_works_and_sites(app, east):  # noqa: 
     html = signed_in(app, "eve").get("/followup/").get_data(as_text=True)
     assert '<option value="东城">东城</option>' in html and "<option>dongcheng</option>" in html
     assert "山城旧事" not in html and "biquge" not in html
+
+
+# ---- a test sent now ----------------------------------------------------------------------------
+
+
+def with_smtp(app, settings, url: str) -> None:
+    import dataclasses
+
+    app.extensions["fptrack"].settings = dataclasses.replace(settings, smtp_url=url)
+
+
+def test_a_test_reaches_a_real_webhook_signed_once_and_nothing_is_stored(client, store, tokens):  # noqa: F811
+    from tests.tracker.fixture_site import webhook_receiver
+    from tracker import webhooks
+
+    with webhook_receiver() as hook:
+        sub = subscribe(store, "webhook", hook.url, site="biquge", secret="s3cret")
+        r = client.post(f"/api/subscriptions/{sub.id}/test", headers=bearer(tokens["write"]))
+        assert r.status_code == 200, r.data
+        assert r.json["delivered"] is True and r.json["detail"] == "HTTP 200"
+        assert r.json["subscription"]["target"] == "http://127.0.0.1/…"
+    [(headers, body)] = hook.received
+    assert headers["x-fptrack-event"] == "test" and webhooks.verify("s3cret", body, headers["x-fptrack-signature"])
+    sent = json.loads(body)
+    assert (sent["kind"], sent["site"], sent["data"]["subscription"]) == ("test", "biquge", sub.id)
+    assert store.events() == [] and store.deliveries() == []  # a test is not an event of the record
+    assert client.post(f"/api/subscriptions/{sub.id}/test", headers=bearer(tokens["read"])).status_code == 403
+
+
+def test_a_webhook_that_refuses_is_tried_once_and_its_url_stays_hidden(admin, store):
+    from tests.tracker.fixture_site import webhook_receiver
+
+    with webhook_receiver(fail_first=5) as hook:
+        sub = subscribe(store, "webhook", hook.url, secret="k", work="山城旧事")
+        r = post(admin, f"/followup/subscriptions/{sub.id}/test", {}, token_from="/followup/")
+        assert r.status_code == 302
+        html = admin.get("/followup/").get_data(as_text=True)
+    assert hook.answers == [503]  # once: a test that fails says so instead of waiting through retries
+    assert "The test did not reach http://127.0.0.1/…: HTTP 503" in html and "/hooks/fptrack" not in html
+
+
+def test_a_test_e_mail_reaches_a_real_smtp_server(app, admin, store, settings):
+    from tests.tracker.test_notify import SMTPServer, free_port
+
+    sub = subscribe(store, "email", "rights@example.com", work="山城旧事")
+    r = post(admin, f"/followup/subscriptions/{sub.id}/test", {}, token_from="/followup/")
+    html = admin.get("/followup/").get_data(as_text=True)
+    assert r.status_code == 302 and "FPT_SMTP_URL is not set" in html  # no mail server: why, at once
+    with SMTPServer(free_port()) as smtp:
+        with_smtp(app, settings, smtp.url)
+        post(admin, f"/followup/subscriptions/{sub.id}/test", {}, token_from="/followup/")
+        html = admin.get("/followup/").get_data(as_text=True)
+    [(_, to, msg)] = smtp.inbox.messages
+    assert to == ["rights@example.com"] and msg["Subject"] == "fptrack: 1 test"
+    assert "A test from fptrack: this subscription is set up and reachable." in msg.get_content()
+    assert "Test sent: e-mail to rights@example.com for work 山城旧事" in html
+
+
+def test_another_organisations_subscription_cannot_be_tested(app, east, store):  # noqa: F811
+    sub = subscribe(store, "email", "rights@example.com", work="山城旧事")
+    eve = signed_in(app, "eve")
+    assert post(eve, f"/followup/subscriptions/{sub.id}/test", {}, token_from="/followup/").status_code == 404
+    r = eve.post(f"/api/subscriptions/{sub.id}/test", headers={"X-CSRFToken": csrf_token(eve, "/")})
+    assert r.status_code == 404
