@@ -8,13 +8,19 @@ the command to run) are exercised without touching the machine's packages.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import time
 
 import pytest
 
 from .conftest import ROOT
 
 SCRIPT = ROOT / "scripts" / "system-deps"
+
+# apt-get waits for the dpkg lock as long as the script does (300 s by default)
+UPDATE = "-o DPkg::Lock::Timeout=300 update"
+INSTALL = "-o DPkg::Lock::Timeout=300 install -y --no-install-recommends "
 
 LIST = """\
 # command            package   used by     what for
@@ -38,7 +44,8 @@ def fake(tmp_path):
         path.write_text("#!/bin/sh\n" + body, encoding="utf-8")
         path.chmod(0o755)
 
-    def run(*groups: str, uid: int = 0, apt_fails: bool = False, strict: bool = False) -> subprocess.CompletedProcess:
+    def run(*groups: str, uid: int = 0, apt_fails: bool = False, strict: bool = False,
+            lock_wait: int = 300) -> subprocess.CompletedProcess:
         tool("id", f"echo {uid}\n")
         # Installing pkg-X puts the command fpt-missing-X on PATH, as a real package would.
         tool("apt-get", f'echo "$*" >> {calls}\n'
@@ -47,7 +54,8 @@ def fake(tmp_path):
                           f'printf "#!/bin/sh\\n" > {bin_dir}/fpt-missing-$n; chmod +x {bin_dir}/fpt-missing-$n;; esac; done\n')
         env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}",
                "FPT_SYSTEM_PACKAGES": str(tmp_path / "packages"), "FPT_SYSTEM_DEPS_LOG": str(tmp_path / "apt.log"),
-               "FPT_SYSTEM_DEPS_STRICT": "1" if strict else "0"}
+               "FPT_SYSTEM_DEPS_STRICT": "1" if strict else "0",
+               "FPT_DPKG_LOCK": str(tmp_path / "lock-frontend"), "FPT_DPKG_LOCK_WAIT": str(lock_wait)}
         return subprocess.run(["bash", str(SCRIPT), *groups], env=env, capture_output=True, text=True, timeout=60)
 
     return run, calls, bin_dir
@@ -57,7 +65,7 @@ def test_as_root_it_updates_once_installs_what_is_missing_and_says_so(fake):
     run, calls, bin_dir = fake
     done = run("test")
     assert done.returncode == 0, done.stderr
-    assert calls.read_text().splitlines() == ["update", "install -y --no-install-recommends pkg-a"]
+    assert calls.read_text().splitlines() == [UPDATE, INSTALL + "pkg-a"]
     assert "installing system packages: pkg-a" in done.stderr
     assert "installed system packages: pkg-a" in done.stderr
     assert (bin_dir / "fpt-missing-a").exists()
@@ -68,7 +76,7 @@ def test_a_second_run_installs_nothing(fake):
     run("test")
     again = run("test")
     assert again.returncode == 0
-    assert calls.read_text().splitlines() == ["update", "install -y --no-install-recommends pkg-a"]  # no new calls
+    assert calls.read_text().splitlines() == [UPDATE, INSTALL + "pkg-a"]  # no new calls
     assert again.stderr.strip() == "system packages for test: all present (pkg-a pkg-sh)"
 
 
@@ -76,7 +84,7 @@ def test_several_scripts_at_once_install_each_package_once(fake):
     run, calls, _ = fake
     done = run("demo", "bench")
     assert done.returncode == 0, done.stderr
-    assert calls.read_text().splitlines() == ["update", "install -y --no-install-recommends pkg-b pkg-a"]
+    assert calls.read_text().splitlines() == [UPDATE, INSTALL + "pkg-b pkg-a"]
 
 
 def test_not_root_it_names_the_command_and_goes_on(fake):
@@ -153,3 +161,63 @@ def test_a_font_is_present_when_fontconfig_lists_one_for_its_language(fake, tmp_
     done = run("test", uid=1000)
     assert done.stderr.strip() == "system packages for test: all present (pkg-font)"
     assert not calls.exists()
+
+
+@pytest.fixture
+def held_lock(tmp_path):
+    """Hold the fake dpkg lock file open in another process, as a running apt-get does;
+    returns a function that starts the holder for `seconds`."""
+    holders = []
+
+    def hold(seconds: float) -> subprocess.Popen:
+        lock = tmp_path / "lock-frontend"
+        lock.write_text("")
+        holder = subprocess.Popen(["bash", "-c", f'exec 3<"{lock}"; sleep {seconds}'])
+        holders.append(holder)
+        deadline = time.monotonic() + 10
+        while subprocess.run(["fuser", str(lock)], capture_output=True).returncode != 0:
+            assert time.monotonic() < deadline, "the stand-in never held the lock"
+            time.sleep(0.05)
+        return holder
+
+    yield hold
+    for holder in holders:
+        holder.kill()
+        holder.wait()
+
+
+needs_fuser = pytest.mark.skipif(shutil.which("fuser") is None, reason="fuser (psmisc) is not installed")
+
+
+@needs_fuser
+def test_it_waits_for_another_apt_get_holding_the_dpkg_lock_then_installs(fake, held_lock):
+    run, calls, _ = fake
+    holder = held_lock(2)
+    started = time.monotonic()
+    done = run("test")
+    waited = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert waited >= 1.0  # it did not go ahead while the lock was held
+    assert holder.poll() is not None  # the holder had finished before apt-get ran
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith(f"waiting for the dpkg lock: another apt-get or dpkg (pid {holder.pid}) holds ")
+    assert lines[0].endswith("up to 300 s...")
+    assert sum("waiting for the dpkg lock" in line for line in lines) == 1  # said once, not per poll
+    assert calls.read_text().splitlines() == [UPDATE, INSTALL + "pkg-a"]
+    assert "installed system packages: pkg-a" in done.stderr
+
+
+@needs_fuser
+def test_a_lock_held_too_long_is_one_line_and_apt_get_never_runs(fake, held_lock):
+    run, calls, _ = fake
+    holder = held_lock(60)
+    done = run("test", lock_wait=2)
+    assert done.returncode == 0  # never stops the calling script
+    assert not calls.exists()
+    assert holder.poll() is None  # still holding it
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("could not install pkg-a: the dpkg lock ") and "still held after 2 s" in last
+    assert f"pid {holder.pid}" in last and "run the command again" in last
+    strict = run("test", lock_wait=1, strict=True)
+    assert strict.returncode == 1 and not calls.exists()
+
