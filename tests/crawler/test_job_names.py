@@ -37,7 +37,9 @@ def test_the_frontier_refuses_a_path_outside_its_folder(settings, tmp_path):
 
 
 def test_site_names_are_cleaned_in_rules_and_refused_with_the_form():
-    assert make_rules({"name": "  笔趣阁   分站 ", "start_urls": ["http://b.test/"]}).name == "笔趣阁 分站"
+    assert make_rules({"name": "  笔趣阁-分站 ", "start_urls": ["http://b.test/"]}).name == "笔趣阁-分站"
+    with pytest.raises(RulesError, match="site 'x': bad site name .* e.g. 'bad-name'"):
+        make_rules({"name": "bad name/../"}, where="site 'x'")
     with pytest.raises(RulesError, match="site 'x': bad site name .* control character"):
         make_rules({"name": "evil\x1b[2J"}, where="site 'x'")
 

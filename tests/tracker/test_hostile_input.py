@@ -94,9 +94,11 @@ def test_the_store_refuses_a_lone_surrogate_as_one_bad_record(ctx):
 
 
 def test_site_names_have_one_spelling_at_every_entry(ctx, settings):
-    r = ingest(ctx, [str(SAMPLES / "pages" / "tw-3.txt")], site="  笔趣阁   分站 ")
-    assert ctx.store.get_page("tw-3").site == "笔趣阁 分站" and r.queued == ["tw-3"]
-    assert [p.key for p in ctx.store.find_pages(site="笔趣阁 分站")] == ["tw-3"]
+    r = ingest(ctx, [str(SAMPLES / "pages" / "tw-3.txt")], site="  笔趣阁-分站 ")
+    assert ctx.store.get_page("tw-3").site == "笔趣阁-分站" and r.queued == ["tw-3"]
+    assert [p.key for p in ctx.store.find_pages(site="笔趣阁-分站")] == ["tw-3"]
+    with pytest.raises(InputError, match="e.g. '笔趣阁-分站'"):
+        ingest(ctx, [str(SAMPLES / "pages" / "tw-3.txt")], site="笔趣阁 分站")
     with pytest.raises(InputError, match="control character"):
         ingest(ctx, [str(SAMPLES / "pages" / "tw-3.txt")], site="x\x1b]0;t\x07")
     r = run("ingest", SAMPLES / "pages" / "tw-3.txt", "--site", "a\u202eb", env={"FPT_HOME": str(settings.home)})

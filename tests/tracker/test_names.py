@@ -2,7 +2,7 @@
 import pytest
 
 from fingerprint.errors import InputError
-from tracker.names import JOB_FORM, check_job, clean_site_name, inside, job_for_sites
+from tracker.names import JOB_FORM, check_job, clean_site_name, inside, job_for_sites, job_for_urls
 
 
 @pytest.mark.parametrize("name", ["biquge", "127.0.0.1_8123", "a.b-c_d+e", "山城", "x" * 120, "_x", "-x"])
@@ -24,12 +24,32 @@ def test_default_job_names_are_valid_whatever_the_site_names():
         check_job(job_for_sites(names))
 
 
+def test_default_job_names_of_given_urls_depend_on_the_urls():
+    one = job_for_urls(["b.test"], ["https://b.test/book/1/"])
+    assert one == job_for_urls(["b.test"], ["https://b.test/book/1/", "https://b.test/book/1/"])
+    assert one.startswith("b.test-") and one != job_for_urls(["b.test"], ["https://b.test/book/2/"])
+    assert job_for_urls(["b.test"], ["https://b.test/a", "https://b.test/b"]) == \
+        job_for_urls(["b.test"], ["https://b.test/b", "https://b.test/a"])
+    check_job(job_for_urls(["a" * 300], ["https://x.test/"]))
+
+
 @pytest.mark.parametrize("raw, clean", [
-    ("biquge", "biquge"), ("  biquge ", "biquge"), ("笔趣阁  \t 分站", "笔趣阁 分站"), ("a\nb", "a b"),
-    ("127.0.0.1:8123", "127.0.0.1:8123"),
+    ("biquge", "biquge"), ("  biquge ", "biquge"), ("笔趣阁", "笔趣阁"), ("127.0.0.1:8123", "127.0.0.1:8123"),
+    ("www.b-c_d.test", "www.b-c_d.test"),
 ])
-def test_site_names_are_stripped_and_inner_whitespace_collapsed(raw, clean):
+def test_site_names_are_stripped_slugs(raw, clean):
     assert clean_site_name(raw) == clean
+
+
+@pytest.mark.parametrize("raw, suggested", [
+    ("bad name/../", "bad-name"), ("笔趣阁  \t 分站", "笔趣阁-分站"), ("a\nb", "a-b"), ("../../etc", "etc"),
+    ("a/b", "a-b"), (".hidden", "hidden"), ("-x", "x"), ("a..b", "a.b"), ("a+b", "a-b"), ("x" * 201, "x" * 200),
+])
+def test_site_names_that_are_not_slugs_are_refused_with_a_valid_name(raw, suggested):
+    with pytest.raises(InputError, match="site names are .* letters, digits") as e:
+        clean_site_name(raw)
+    assert f"e.g. {suggested!r}" in str(e.value)
+    assert clean_site_name(suggested) == suggested
 
 
 @pytest.mark.parametrize("raw", ["", "   ", "x\x1b[2J", "a\u202eb", "a\x00b", "a\x9bb", "a\ud800", "x" * 201])
