@@ -20,6 +20,7 @@ from .store_contract import T0, ReportContract, StoreContract, chapter, fingerpr
 from .store_contract_discovery import DiscoveryContract
 from .store_contract_evidence import EvidenceContract
 from .store_contract_images import ImagesContract
+from .store_contract_keys import KeysContract
 from .store_contract_schedule import SiteScheduleContract
 from .store_contract_tenancy import TenancyContract
 from .store_contract_totals import TotalsContract
@@ -38,7 +39,7 @@ def store(client):
 
 
 class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, DiscoveryContract,
-                     TenancyContract, SiteScheduleContract, TotalsContract):
+                     TenancyContract, SiteScheduleContract, TotalsContract, KeysContract):
     pass
 
 

@@ -28,6 +28,7 @@ from .store_contract import T0, ReportContract, StoreContract, at, chapter, fing
 from .store_contract_discovery import DiscoveryContract, discovery_run, query
 from .store_contract_evidence import EvidenceContract, evidence
 from .store_contract_images import ImagesContract, image_match, page_image, work_image
+from .store_contract_keys import KeysContract, signing_key
 from .store_contract_notifications import NotificationsContract, event, subscription
 from .store_contract_schedule import SiteScheduleContract
 from .store_contract_tenancy import TenancyContract, token
@@ -230,7 +231,8 @@ def store(log):
 
 
 class TestContractOnShardedCollections(StoreContract, ReportContract, ImagesContract, NotificationsContract,
-                                       EvidenceContract, DiscoveryContract, TenancyContract, SiteScheduleContract):
+                                       EvidenceContract, DiscoveryContract, TenancyContract, SiteScheduleContract,
+                                       KeysContract):
     """Every contract test, with each operation it makes the store send checked in the
     `store` fixture's teardown."""
 
@@ -377,6 +379,8 @@ def exercise(s: Any) -> None:
     s.tokens("north")
     s.touch_token("t1", at(1))
     s.delete_token("t1")
+    s.add_signing_key(signing_key("north"))
+    s.signing_key("north")
     s.upsert_work(Work(id="removed", title="removed", created_at=T0))
     s.upsert_chapter(chapter("removed/1", number=1))
     s.delete_work("removed")

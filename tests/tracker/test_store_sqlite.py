@@ -17,6 +17,7 @@ from .store_contract import ReportContract, StoreContract, T0, chapter, fingerpr
 from .store_contract_discovery import DiscoveryContract
 from .store_contract_evidence import EvidenceContract, FileEvidenceContract
 from .store_contract_images import ImagesContract
+from .store_contract_keys import KeysContract
 from .store_contract_schedule import SiteScheduleContract
 from .store_contract_tenancy import TenancyContract
 from .store_contract_totals import TotalsContract
@@ -30,7 +31,7 @@ def store(tmp_path):
 
 
 class TestSQLiteStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, FileEvidenceContract,
-                      DiscoveryContract, TenancyContract, SiteScheduleContract, TotalsContract):
+                      DiscoveryContract, TenancyContract, SiteScheduleContract, TotalsContract, KeysContract):
     pass
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from .followup import Delivery, Event, Recheck, Subscription
 from .discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
 from .evidence import Evidence
+from .keys import SigningKey
 from .tenancy import ApiToken, Organisation
 from .records import (
     Chapter,
@@ -582,8 +583,21 @@ class TenancyStore(ABC):
         """Set last_used; a revoked token stays revoked."""
 
 
+class KeysStore(ABC):
+    """Each organisation's key that signs its evidence packages (records in tracker.store.keys)."""
+
+    @abstractmethod
+    def add_signing_key(self, key: SigningKey) -> SigningKey:
+        """Keep the organisation's key unless it has one; returns the one kept (of two made at
+        once, the first stored wins). Raises ValueError for a bad key."""
+
+    @abstractmethod
+    def signing_key(self, org: str) -> SigningKey:
+        """Raises NotFound."""
+
+
 class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore, FollowUpStore,
-            EvidenceStore, DiscoveryStore, TenancyStore):
+            EvidenceStore, DiscoveryStore, TenancyStore, KeysStore):
     """Everything the system keeps."""
 
     # reports

@@ -418,6 +418,18 @@ class ScopedStore:
             raise NotFound(f"no token {token_id!r}")
         self.inner.delete_token(token_id)
 
+    # ---- the key that signs its evidence packages ------------------------------------------
+
+    def signing_key(self, org: str) -> Any:
+        if org != self.org:
+            raise NotFound(f"no signing key for organisation {org!r}")
+        return self.inner.signing_key(org)
+
+    def add_signing_key(self, key: Any) -> Any:
+        if key.org != self.org:
+            raise NotFound(f"no organisation {key.org!r}")
+        return self.inner.add_signing_key(key)
+
     # ---- discovery -------------------------------------------------------------------------
 
     def discovery_runs(self, *, work: str | None = None, limit: int | None = 50) -> list[Any]:

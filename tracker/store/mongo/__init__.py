@@ -4,12 +4,14 @@ the shard key of each collection and sets a sharded cluster up for the store."""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, sites, tenancy, totals
+from . import (accounts, discovery, evidence, images, keys, matches, notifications, originals, pages, sites, tenancy,
+               totals)
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
 from .discovery import DiscoveryMongo
 from .evidence import EvidenceMongo
 from .images import ImagesMongo
+from .keys import KeysMongo
 from .matches import MatchesMongo
 from .notifications import NotificationsMongo
 from .originals import OriginalsMongo
@@ -21,11 +23,12 @@ from .tenancy import TenancyMongo
 __all__ = ["MongoStore", "redact"]
 
 _CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy,
-             totals)
+             totals, keys)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,
-                 NotificationsMongo, EvidenceMongo, DiscoveryMongo, TenancyMongo, ReportsMongo, MongoBase, Store):
+                 NotificationsMongo, EvidenceMongo, DiscoveryMongo, TenancyMongo, KeysMongo, ReportsMongo, MongoBase,
+                 Store):
     """The store in a MongoDB database. `client` takes an existing client (tests pass
     mongomock.MongoClient()); otherwise one is made for `url`, failing within
     `timeout_ms` when no server answers."""

@@ -3,12 +3,14 @@ processes share it). One module per concern; `SQLiteStore` puts them together.""
 from __future__ import annotations
 
 from ..base import Store
-from . import accounts, discovery, evidence, images, matches, notifications, originals, pages, rollups, sites, tenancy
+from . import (accounts, discovery, evidence, images, keys, matches, notifications, originals, pages, rollups, sites,
+               tenancy)
 from .accounts import AccountsSQL
 from .connection import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteBase
 from .discovery import DiscoverySQL
 from .evidence import EvidenceSQL
 from .images import ImagesSQL
+from .keys import KeysSQL
 from .matches import MatchesSQL
 from .notifications import NotificationsSQL
 from .originals import OriginalsSQL
@@ -20,11 +22,11 @@ from .tenancy import TenancySQL
 __all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SQLiteStore"]
 
 _CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy,
-             rollups)
+             rollups, keys)
 
 
 class SQLiteStore(OriginalsSQL, PagesSQL, MatchesSQL, SitesSQL, AccountsSQL, ImagesSQL, NotificationsSQL,
-                  EvidenceSQL, DiscoverySQL, TenancySQL, ReportsSQL, SQLiteBase, Store):
+                  EvidenceSQL, DiscoverySQL, TenancySQL, KeysSQL, ReportsSQL, SQLiteBase, Store):
     """The store in one SQLite file (or ":memory:"). One connection per object; use an
     object from one thread at a time (a lock serialises calls if threads do share it),
     and open one object per process to share the file."""
