@@ -61,6 +61,9 @@ class Settings:
     # daily run removes older ones with their deliveries (0: kept for ever). An event with a delivery
     # still pending is kept whatever its age.
     events_days: int = 180
+    # FPT_FETCH_ALLOW: networks (10.0.0.0/8) and host names, comma-separated, that the system may
+    # fetch though they are not public (an intranet site, a test server); see tracker.egress.
+    fetch_allow: str = ""
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -113,6 +116,13 @@ class Settings:
         if s.smtp_url and s.smtp_url.split("://", 1)[0] not in ("smtp", "smtps", "smtp+starttls"):
             raise SettingsError("FPT_SMTP_URL must be smtp://HOST:PORT, smtps://HOST:PORT or "
                                 "smtp+starttls://HOST:PORT (with USER:PASSWORD@ before the host if needed)")
+        if s.fetch_allow:
+            from .egress.policy import parse_allow
+
+            try:
+                parse_allow(s.fetch_allow)
+            except ValueError as e:
+                raise SettingsError(str(e)) from None
         if s.extract_processes < -1:
             raise SettingsError("FPT_EXTRACT_PROCESSES must be -1 (one fewer than the cores), 0 or more")
         return s

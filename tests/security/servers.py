@@ -1,0 +1,108 @@
+"""Real HTTP servers on loopback for the egress tests: each answer is a function of the
+request, run in its own thread, so a server may trickle, cut an answer short or redirect."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+Handler = Callable[[bytes, socket.socket], None]
+
+
+class LoopbackServer:
+    """A TCP server on 127.0.0.1 that hands each connection's request head to `handler`."""
+
+    def __init__(self, handler: Handler):
+        self.handler = handler
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(32)
+        self.port = self.sock.getsockname()[1]
+        self.requests: list[bytes] = []
+        self._stop = False
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _serve(self) -> None:
+        while not self._stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(10)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                got = conn.recv(65536)
+                if not got:
+                    break
+                head += got
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            body = head.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in head else b""
+            while len(body) < length:
+                got = conn.recv(65536)
+                if not got:
+                    break
+                body += got
+            self.requests.append(head)
+            self.handler(head, conn)
+        except OSError:
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self._stop = True
+        self.sock.close()
+
+
+def answer(body: bytes = b"ok", status: str = "200 OK", headers: str = "Content-Type: text/html; charset=utf-8") -> Handler:
+    def handle(_: bytes, conn: socket.socket) -> None:
+        conn.sendall(f"HTTP/1.1 {status}\r\n{headers}\r\nContent-Length: {len(body)}\r\n"
+                     "Connection: close\r\n\r\n".encode() + body)
+    return handle
+
+
+def redirect(location: str, status: str = "302 Found") -> Handler:
+    return answer(b"", status, f"Location: {location}")
+
+
+def cut_chunked(first: bytes = b"<html><body>half a page") -> Handler:
+    """A chunked answer that announces more than it sends, then closes: IncompleteRead."""
+    def handle(_: bytes, conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     + f"{len(first) + 500:x}\r\n".encode() + first)
+    return handle
+
+
+def trickle(every: float = 2.0, total: int = 60) -> Handler:
+    """A 200 whose body comes one byte every `every` seconds (each read is quick to answer)."""
+    def handle(_: bytes, conn: socket.socket) -> None:
+        conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Length: {total}\r\n\r\n".encode())
+        for _ in range(total):
+            time.sleep(every)
+            conn.sendall(b"x")
+    return handle
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
