@@ -29,8 +29,18 @@ def check_window(limit: int | None, offset: int = 0) -> None:
         raise ValueError(f"offset must be 0 or more, not {offset}")
 
 
+# Scores that count something (fingerprint.engine.judge, fingerprint.track): whole numbers.
+COUNT_SCORES = frozenset({"longest_run", "simhash_distance", "candidate_channels"})
+
+
 def clean_scores(scores: dict[str, Any]) -> dict[str, float]:
-    return {str(k): float(v) for k, v in scores.items()}
+    """Scores as written and read back: counts as ints (JSON 4070, not 4070.0), shares as floats,
+    a whole share too (1.0). A count an earlier version stored as a float reads as an int."""
+    out: dict[str, float] = {}
+    for k, v in scores.items():
+        k = str(k)
+        out[k] = int(v) if k in COUNT_SCORES and float(v).is_integer() else float(v)
+    return out
 
 
 def clean_spans(spans: list[dict[str, Any]]) -> list[dict[str, int]]:

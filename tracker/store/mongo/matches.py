@@ -33,7 +33,7 @@ INDEXES = {
 def _match(d: dict[str, Any]) -> MatchRecord:
     return MatchRecord(page=d["page"], chapter=d["chapter"], work=d["work"], site=d["site"],
                        similarity=d["similarity"], containment=d["containment"], page_share=d["page_share"],
-                       verdict=d["verdict"], scores=d.get("scores") or {}, spans=d.get("spans") or [],
+                       verdict=d["verdict"], scores=clean_scores(d.get("scores") or {}), spans=d.get("spans") or [],
                        status=d["status"], first_seen=aware(d["first_seen"]), last_seen=aware(d["last_seen"]),
                        history=aware(d.get("history") or []))
 

@@ -61,7 +61,8 @@ CREATE INDEX IF NOT EXISTS matches_page_share ON matches (page_share);
 def _match(r: sqlite3.Row) -> MatchRecord:
     return MatchRecord(page=r["page"], chapter=r["chapter"], work=r["work"], site=r["site"],
                        similarity=r["similarity"], containment=r["containment"], page_share=r["page_share"],
-                       verdict=r["verdict"], scores=loads(r["scores"]), spans=loads(r["spans"]), status=r["status"],
+                       verdict=r["verdict"], scores=clean_scores(loads(r["scores"])), spans=loads(r["spans"]),
+                       status=r["status"],
                        first_seen=from_text(r["first_seen"]), last_seen=from_text(r["last_seen"]),
                        history=loads(r["history"]))
 
