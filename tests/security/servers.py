@@ -55,7 +55,7 @@ class LoopbackServer:
                 if not got:
                     break
                 body += got
-            self.requests.append(head)
+            self.requests.append(head.split(b"\r\n\r\n", 1)[0] + b"\r\n\r\n" + body)
             self.handler(head, conn)
         except OSError:
             pass
