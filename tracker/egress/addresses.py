@@ -27,7 +27,7 @@ def _number(part: str) -> int | None:
         return None
     try:
         if part[:2] in ("0x", "0X"):
-            return int(part[2:], 16) if part[2:] else 0  # "0x" alone is 0 to inet_aton
+            return int(part[2:], 16) if part[2:] else None  # "0x" alone is no number to inet_aton
         if len(part) > 1 and part[0] == "0":
             return int(part[1:], 8)
         return int(part, 10) if part.isdigit() else None
