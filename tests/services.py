@@ -1,9 +1,11 @@
-"""The Redis the tests use: the one on 127.0.0.1:6379 when it answers, else one of
-their own, started for the run on a free port in a temporary folder and stopped
-after it (when `redis-server` is installed; scripts/test installs it as root).
+"""The Redis the tests use: one of their own, started for the run on a free loopback
+port in a temporary folder with nothing kept on disk, and stopped after it (needs
+`redis-server`; scripts/test installs it as root). A Redis already running on
+127.0.0.1:6379 is a developer's, with their data: the tests never touch it unless told.
 
-FPT_TEST_REDIS=redis://HOST:PORT points the tests at another server; test modules
-take database URLs from `redis_url(db)`, so they all follow the choice made here.
+FPT_TEST_REDIS=redis://HOST:PORT points the tests at that server instead (CI may name
+one); test modules take database URLs from `redis_url(db)`, so they all follow the
+choice made here.
 """
 from __future__ import annotations
 
@@ -13,14 +15,15 @@ import socket
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-DEFAULT = "redis://127.0.0.1:6379"
+DEFAULT = "redis://127.0.0.1:6379"  # a developer's Redis: used only when FPT_TEST_REDIS names it
+NOWHERE = "redis://127.0.0.1:1"  # no Redis listens there: the Redis tests skip with REDIS.why
 
 
 @dataclass
 class RedisChoice:
-    base: str = field(default_factory=lambda: os.environ.get("FPT_TEST_REDIS", DEFAULT).rstrip("/"))
+    base: str = NOWHERE
     why: str = ""  # how the choice was made, for the report header
     process: subprocess.Popen | None = None
     folder: str | None = None
@@ -63,7 +66,8 @@ def start_own(server: str, choice: RedisChoice = REDIS) -> None:
         while time.monotonic() < deadline and proc.poll() is None:
             if answers(base, 0.2):
                 choice.base, choice.process, choice.folder = base, proc, folder
-                choice.why = f"no Redis on 127.0.0.1:6379: started {server} on 127.0.0.1:{port} for this run"
+                choice.why = (f"started {server} on 127.0.0.1:{port} for this run "
+                              "(FPT_TEST_REDIS=redis://HOST:PORT uses another)")
                 return
             time.sleep(0.05)
         proc.kill()
@@ -75,22 +79,28 @@ def start_own(server: str, choice: RedisChoice = REDIS) -> None:
     except OSError:
         pass
     shutil.rmtree(folder, ignore_errors=True)
-    choice.why = f"no Redis on 127.0.0.1:6379, and {server} did not start: {log or 'no log'}"
+    choice.why = f"{server} did not start: {log or 'no log'}"
 
 
-def choose() -> None:
-    """Keep the configured Redis when it answers; otherwise start one of our own if possible."""
-    if "FPT_TEST_REDIS" in os.environ or answers(REDIS.base):
-        REDIS.why = f"Redis at {REDIS.base}"
+def choose(environ=os.environ, choice: RedisChoice = REDIS, server: str | None = None) -> None:
+    """Take the Redis FPT_TEST_REDIS names; otherwise start one of our own, never using one
+    that merely happens to answer on 127.0.0.1:6379."""
+    named = environ.get("FPT_TEST_REDIS", "").strip()
+    if named:
+        choice.base = named.rstrip("/")
+        choice.why = f"Redis at {choice.base} (FPT_TEST_REDIS)"
+        if not answers(choice.base):
+            choice.why += ", which does not answer: start it, or unset FPT_TEST_REDIS to let the tests start their own"
         return
-    server = shutil.which("redis-server")
+    choice.base = NOWHERE
+    server = server or shutil.which("redis-server")
     if server is None:
-        REDIS.why = ("no Redis on 127.0.0.1:6379 and no redis-server to start one: "
-                     "apt-get install redis-server (scripts/test does it as root)")
+        choice.why = ("no redis-server to start a Redis of the tests' own: apt-get install redis-server "
+                      "(scripts/test does it as root), or set FPT_TEST_REDIS=redis://HOST:PORT")
         return
-    start_own(server)
-    if REDIS.process is not None:
-        os.environ["FPT_TEST_REDIS"] = REDIS.base  # for the crawlers and workers the tests start
+    start_own(server, choice)
+    if choice.process is not None:
+        environ["FPT_TEST_REDIS"] = choice.base  # for the crawlers and workers the tests start
 
 
 def stop(choice: RedisChoice = REDIS) -> None:
