@@ -1,0 +1,230 @@
+"""Every admin page fits a phone: in a real headless Chromium at 400x850 and at 1400x1000, each
+HTML page of the route samples (tests/web/test_routes.py), for an admin and for a viewer, is
+no wider than the window, no element sticks out of it except inside a box that scrolls, and no
+box with hidden overflow cuts its text. Screenshots of the main pages go to
+tests/e2e/artifacts/phone/."""
+from __future__ import annotations
+
+import base64
+import struct
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ..web.conftest import PASSWORD, fill
+from ..web.test_routes import GET, fill_path
+from .conftest import ARTIFACTS
+from .test_admin_browser import WAIT, page_left
+
+pytestmark = pytest.mark.slow
+
+SIZES = {"phone": (400, 850), "desktop": (1400, 1000)}
+SHOTS = ARTIFACTS / "phone"
+
+# Run in the page: what sticks out of the window outside a scroll box, and what a box with
+# hidden overflow cuts. Each finding names the element (tag, id, classes, a bit of its text).
+LAYOUT_JS = r"""
+const vw = document.documentElement.clientWidth;  // the window less its scroll bar
+const name = el => {
+  const cls = (el.getAttribute('class') || '').trim().replace(/\s+/g, '.');
+  const text = (el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 40);
+  return el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (cls ? '.' + cls : '') + ' "' + text + '"';
+};
+const scrolls = el => {
+  const s = getComputedStyle(el);
+  return s.overflowX === 'auto' || s.overflowX === 'scroll';
+};
+const inScrollBox = el => {
+  for (let p = el.parentElement || el.parentNode; p && p !== document.body; p = p.parentElement) {
+    if (scrolls(p)) return true;
+  }
+  return false;
+};
+const wide = [], cut = [];
+for (const el of document.body.querySelectorAll('*')) {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) continue;
+  if ((r.right > vw + 0.5 || r.left < -0.5) && !inScrollBox(el)) {
+    wide.push(name(el) + ' spans ' + Math.round(r.left) + '..' + Math.round(r.right));
+  }
+  const s = getComputedStyle(el);
+  const hidden = v => v === 'hidden' || v === 'clip';
+  if ((hidden(s.overflowX) && el.scrollWidth > el.clientWidth + 1)
+      || (hidden(s.overflowY) && el.scrollHeight > el.clientHeight + 1)
+      || (s.textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1)) {
+    cut.push(name(el) + ' shows ' + el.clientWidth + 'x' + el.clientHeight + ' of '
+             + el.scrollWidth + 'x' + el.scrollHeight);
+  }
+}
+// text runs past its box without any element doing so (a long word in a paragraph)
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const range = document.createRange();
+for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+  if (!t.textContent.trim() || inScrollBox(t)) continue;
+  range.selectNodeContents(t);
+  const r = range.getBoundingClientRect();
+  if (r.width && (r.right > vw + 0.5 || r.left < -0.5)) {
+    wide.push('text "' + t.textContent.trim().slice(0, 40) + '" in ' + name(t.parentElement) + ' spans '
+              + Math.round(r.left) + '..' + Math.round(r.right));
+  }
+}
+return {scrollWidth: document.documentElement.scrollWidth, clientWidth: vw,
+        wide: wide.slice(0, 8), cut: cut.slice(0, 8)};
+"""
+
+
+@dataclass
+class Admin:
+    url: str  # http://127.0.0.1:PORT
+    pages: dict[str, list[str]]  # role -> the paths (with query) of its HTML pages
+
+
+def html_pages(app, role: str) -> list[str]:
+    """The route samples that answer `role` with an HTML page (not JSON, CSV, files or a refusal)."""
+    from urllib.parse import urlencode
+
+    from ..web.conftest import login
+
+    client = app.test_client()
+    assert login(client, role).status_code == 302
+    pages = []
+    for rule in sorted(GET):
+        path, query = fill_path(rule, GET[rule])
+        r = client.get(path, query_string=query)
+        if r.status_code == 200 and r.mimetype == "text/html":
+            pages.append(path + ("?" + urlencode(query) if query else ""))
+        r.close()
+    return pages
+
+
+@pytest.fixture(scope="module")
+def admin_site(tmp_path_factory) -> Iterator[Admin]:
+    """The admin as `fptrack web` builds it, on the route samples' records (tests/web/conftest.py)."""
+    from werkzeug.serving import make_server
+
+    from tracker.context import Context
+    from tracker.settings import Settings
+    from web import create_app
+
+    home = tmp_path_factory.mktemp("phone") / "home"
+    settings = Settings.load({"FPT_HOME": str(home)})
+    ctx = Context(settings)
+    try:
+        fill(ctx.store)
+    finally:
+        ctx.close()
+    app = create_app({"SETTINGS": settings})
+    pages = {role: html_pages(app, role) for role in ("admin", "viewer")}
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="phone-admin", daemon=True)
+    thread.start()
+    try:
+        yield Admin(f"http://127.0.0.1:{server.server_port}", pages)
+    finally:
+        server.shutdown()
+        thread.join(10)
+        app.extensions["fptrack"].store.close()
+
+
+def sign_in(driver, url: str, role: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.delete_all_cookies()
+    driver.get(url + "/login")
+    driver.find_element(By.NAME, "name").send_keys(role)
+    driver.find_element(By.NAME, "password").send_keys(PASSWORD)
+    button = driver.find_element(By.CSS_SELECTOR, ".login button")
+    button.click()
+    WebDriverWait(driver, WAIT).until(page_left(button))
+    assert "/login" not in driver.current_url, f"{role} could not sign in"
+
+
+def window(driver, width: int, height: int) -> None:
+    """A viewport of exactly width x height CSS pixels, as a phone's browser lays pages out."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    assert len(data) > 5_000, f"{path} has only {len(data)} bytes: a blank page?"
+    return struct.unpack(">II", data[16:24])
+
+
+def layout_problems(driver) -> list[str]:
+    found = driver.execute_script(LAYOUT_JS)
+    problems = []
+    if found["scrollWidth"] > found["clientWidth"]:
+        problems.append(f"the page is {found['scrollWidth']} px wide in a {found['clientWidth']} px window")
+    problems += [f"sticks out: {w}" for w in found["wide"]]
+    problems += [f"cut: {c}" for c in found["cut"]]
+    return problems
+
+
+@pytest.fixture
+def sized(driver):
+    yield driver
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_route_samples_cover_the_main_pages(admin_site):
+    """Guards the page list below: a sign-in or sample that broke would leave nothing to check."""
+    for role in ("admin", "viewer"):
+        pages = admin_site.pages[role]
+        for must in ("/", "/matches/", "/matches/view?", "/works/山城旧事", "/followup/", "/discovery/runs/1",
+                     "/sites/"):
+            assert any(p == must or p.startswith(must) for p in pages), (role, must, pages)
+    assert "/users/" in admin_site.pages["admin"] and "/users/" not in admin_site.pages["viewer"]
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize("role", ["admin", "viewer"])
+def test_every_page_fits_the_window(sized, admin_site, role, size):
+    driver = sized
+    width, height = SIZES[size]
+    sign_in(driver, admin_site.url, role)
+    window(driver, width, height)
+    failures = {}
+    for path in admin_site.pages[role]:
+        driver.get(admin_site.url + path)
+        assert driver.execute_script("return window.innerWidth") == width
+        problems = layout_problems(driver)
+        if problems:
+            failures[path] = problems
+    assert not failures, "\n".join(f"{p}: " + "; ".join(v) for p, v in failures.items())
+
+
+SCREENS = {
+    "dashboard": "/",
+    "matches": "/matches/",
+    "match": "/matches/view?page_key=https%3A%2F%2Fbiquge.example%2F1.html&chapter=%E5%B1%B1%E5%9F%8E%E6%97%A7%E4%BA%8B%2F%E7%AC%AC1%E7%AB%A0",
+    "work-report": "/works/%E5%B1%B1%E5%9F%8E%E6%97%A7%E4%BA%8B",
+    "follow-up": "/followup/",
+    "sites": "/sites/",
+}
+
+
+def test_screenshots_of_the_main_pages_at_both_sizes(sized, admin_site):
+    driver = sized
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for old in SHOTS.glob("*.png"):
+        old.unlink()
+    sign_in(driver, admin_site.url, "admin")
+    for size, (width, height) in SIZES.items():
+        window(driver, width, height)
+        for name, path in SCREENS.items():
+            driver.get(admin_site.url + path)
+            assert driver.find_element("css selector", "h1").text, f"{path} has no heading"
+            shot = SHOTS / f"{name}-{size}.png"
+            assert driver.save_screenshot(str(shot)), f"no screenshot {shot}"
+            assert png_size(shot) == (width, height), shot
+            # and the whole page, to see what lies below the fold
+            full = SHOTS / f"{name}-{size}-full.png"
+            data = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+            full.write_bytes(base64.b64decode(data["data"]))
+            assert width - 20 <= png_size(full)[0] <= width, full  # less a scroll bar
