@@ -13,11 +13,13 @@ from datetime import timedelta
 
 import pytest
 
-from tracker.store import MATCH_STATUSES, PAGE_STATUSES, Chapter, NotFound, Work
+from tracker.store import ACTIVE_STATUSES, MATCH_STATUSES, PAGE_STATUSES, Chapter, NotFound, Work
 
 from .store_contract import at, match, page
 
-GROUPINGS = [list(p) for n in (1, 2, 3) for p in itertools.permutations(("work", "site", "chapter", "status", "day"), n)]
+GROUPINGS = [list(p) for n in (1, 2, 3)
+             for p in itertools.permutations(("work", "site", "chapter", "status", "day", "verdict"), n)]
+VERDICTS = ("duplicate", "contains", "part", "excerpt")
 
 
 def truth(store, by, *, work=None, site=None, status=None) -> list[dict]:
@@ -30,7 +32,7 @@ def truth(store, by, *, work=None, site=None, status=None) -> list[dict]:
                 wanted is not None and m.status not in wanted):
             continue
         values = {"work": m.work, "site": m.site, "chapter": m.chapter, "status": m.status,
-                  "day": m.first_seen.date().isoformat()}
+                  "day": m.first_seen.date().isoformat(), "verdict": m.verdict}
         key = tuple(values[f] for f in by)
         g = groups.setdefault(key, {**{f: values[f] for f in by}, "matches": 0, "first_seen": m.first_seen,
                                     "last_seen": m.last_seen})
@@ -43,8 +45,9 @@ def check_everything(store, works, sites) -> None:
     for by in GROUPINGS:
         assert store.match_totals(by) == truth(store, by), by
     for w, s, st in itertools.product([None, works[0], list(works[:2])], [None, sites[0]],
-                                      [None, "new", ["new", "confirmed"]]):
-        for by in (["site"], ["work", "chapter"], ["site", "chapter"], ["day"], ["site", "work"]):
+                                      [None, "new", ["new", "confirmed"], list(ACTIVE_STATUSES)]):
+        for by in (["site"], ["work", "chapter"], ["site", "chapter"], ["day"], ["site", "work"],
+                   ["work", "chapter", "verdict"], ["site", "chapter", "verdict"]):
             assert store.match_totals(by, work=w, site=s, status=st) == truth(store, by, work=w, site=s, status=st), (
                 by, w, s, st)
         assert store.count_matches(work=w, site=s, status=st) == len(store.matches(work=w, site=s, status=st))
@@ -81,6 +84,29 @@ class TotalsContract:
             with pytest.raises(ValueError):
                 store.match_totals(bad)
 
+    def test_a_page_that_copies_more_moves_its_match_to_another_kind(self, store):
+        store.upsert_match(match("https://a.com/1", "W/1", site="a.com", verdict="excerpt", first_seen=at(0),
+                                 last_seen=at(30)))
+        store.upsert_match(match("https://b.org/1", "W/1", site="b.org", verdict="duplicate", first_seen=at(0),
+                                 last_seen=at(30)))
+        assert [(r["site"], r["verdict"]) for r in store.match_totals(["site", "verdict"], work="W")] == [
+            ("a.com", "excerpt"), ("b.org", "duplicate")]
+        store.upsert_match(match("https://a.com/1", "W/1", site="a.com", verdict="part", first_seen=at(0),
+                                 last_seen=at(90)))
+        assert store.match_totals(["chapter", "verdict"], work="W", site="a.com") == [
+            {"chapter": "W/1", "verdict": "part", "matches": 1, "first_seen": at(0), "last_seen": at(90)}]
+        assert store.count_matches(work="W", site="a.com") == 1
+
+    def test_active_counts_the_copies_still_up(self, store):
+        for i, status in enumerate(MATCH_STATUSES):
+            store.upsert_match(match(f"https://a.com/{i}", "W/1", site="a.com"))
+            store.set_match_status(f"https://a.com/{i}", "W/1", status, by="ann")
+        rows = store.match_totals(["status"], status=list(ACTIVE_STATUSES))
+        assert sorted(r["status"] for r in rows) == ["confirmed", "new", "takedown-sent"]
+        assert store.count_matches(site="a.com", status=list(ACTIVE_STATUSES)) == 3
+        store.set_match_status("https://a.com/0", "W/1", "removed", by="ann")  # the new one taken down
+        assert store.match_totals(["site"], status=list(ACTIVE_STATUSES))[0]["matches"] == 2
+
     def test_totals_stay_exact_under_any_sequence_of_changes(self, store):
         rng = random.Random(5)
         works, sites = ["W", "V", "U"], ["a.com", "b.org", "c.net"]
@@ -98,13 +124,15 @@ class TotalsContract:
                 store.upsert_page(page(key, text=f"第{step}页", site=site, fetched_at=fetched))
                 for n in rng.sample(range(1, 5), rng.choice((1, 2))):
                     seen = at(rng.uniform(0, 5 * 24 * 60))
-                    store.upsert_match(match(key, f"{w}/{n}", site=site, first_seen=seen,
+                    store.upsert_match(match(key, f"{w}/{n}", site=site, first_seen=seen, verdict=rng.choice(VERDICTS),
                                              last_seen=seen + timedelta(hours=rng.uniform(0, 30))))
                 pages.append(key)
             elif op < 0.65:  # seen again later (last_seen only moves forward) or by an older observation
                 m = rng.choice(store.matches(page=rng.choice(pages)) or [None])
                 if m is not None:
                     m.last_seen = m.last_seen + timedelta(hours=rng.uniform(-40, 40))
+                    if rng.random() < 0.4:  # the page changed: more or less of the chapter copied
+                        m.verdict = rng.choice(VERDICTS)
                     store.upsert_match(m)
             elif op < 0.85:  # an admin reviews a match
                 m = rng.choice(store.matches(page=rng.choice(pages)) or [None])

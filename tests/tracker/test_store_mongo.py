@@ -222,3 +222,24 @@ def test_running_totals_are_rebuilt_from_the_matches_and_filled_when_missing(cli
     s = MongoStore(client=client, db="fptrack_totals")
     assert s.count_matches() == 4 and s.count_matches(status="confirmed") == 1
     check_everything(s, ["W"], ["a.com", "b.org"])
+
+
+def test_totals_of_an_earlier_version_are_dropped_and_the_totals_by_verdict_filled(client):
+    """A database whose chapter totals were kept without the verdict (match_groups): opened, it
+    gets the totals by verdict from its matches, and the old collection goes."""
+    from .store_contract import at
+    from .store_contract_totals import check_everything
+
+    s = MongoStore(client=client, db="fptrack_earlier")
+    s.upsert_match(match("https://a.com/1", "W/1", work="W", site="a.com", verdict="excerpt", first_seen=at(0),
+                         last_seen=at(1)))
+    s.upsert_match(match("https://a.com/2", "W/2", work="W", site="a.com", verdict="contains", first_seen=at(0),
+                         last_seen=at(1)))
+    db = client["fptrack_earlier"]
+    db.drop_collection("match_verdicts")
+    db["match_groups"].insert_one({"_id": "W\x1fW/1\x1fa.com\x1fnew", "n": 1})
+    s = MongoStore(client=client, db="fptrack_earlier")
+    assert "match_groups" not in db.list_collection_names()
+    assert [(r["chapter"], r["verdict"]) for r in s.match_totals(["chapter", "verdict"], work="W")] == [
+        ("W/1", "excerpt"), ("W/2", "contains")]
+    check_everything(s, ["W"], ["a.com"])

@@ -90,7 +90,7 @@ def test_wal_busy_timeout_and_schema_version(tmp_path):
     raw = sqlite3.connect(path)
     assert raw.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 1
     indexes = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"chapters_order", "pages_status", "pages_site", "fingerprints_params", "matches_ranked", "matches_groups",
+    assert {"chapters_order", "pages_status", "pages_site", "fingerprints_params", "matches_ranked", "matches_verdicts",
             "matches_work", "matches_site", "matches_status"} <= indexes
     raw.close()
 

@@ -87,7 +87,7 @@ def test_the_triggers_read_a_group_again_through_an_index_on_all_its_keys(traced
     try:
         for r in ROLLUPS:
             where = r.rows_of_group.replace("{r}.", "OLD_")
-            for column in ("work", "site", "chapter", "status", "first_seen", "fetched_at"):
+            for column in ("work", "site", "chapter", "status", "verdict", "first_seen", "fetched_at"):
                 where = where.replace(f"OLD_{column}", "'x'")
             for _, agg, src in r.edges:
                 plan = " / ".join(row[3] for row in raw.execute(

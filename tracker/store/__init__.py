@@ -2,6 +2,7 @@
 (`sqlite/`) and a MongoDB backend (`mongo/`), each a module per concern."""
 from .base import Store
 from .records import (
+    ACTIVE_STATUSES,
     IMAGE_MATCH_SORTS,
     MATCH_GROUPS,
     MATCH_SORTS,
@@ -29,7 +30,8 @@ from .records import (
 )
 
 __all__ = [
-    "IMAGE_MATCH_SORTS", "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS", "PAGE_STATUSES", "ROLES",
+    "ACTIVE_STATUSES", "IMAGE_MATCH_SORTS", "MATCH_GROUPS", "MATCH_SORTS", "MATCH_STATUSES", "PAGE_GROUPS",
+    "PAGE_STATUSES", "ROLES",
     "BadRecord", "Chapter", "CrawlRun", "FingerprintRecord", "ImageMatch", "MatchRecord", "NotFound", "Page",
     "PageImage", "Site", "Store", "StoreError", "User", "UserSession", "Work", "WorkImage", "content_hash", "now",
 ]

@@ -8,13 +8,15 @@ from typing import Any
 
 PAGE_STATUSES = ("queued", "done", "failed")
 MATCH_STATUSES = ("new", "confirmed", "dismissed", "takedown-sent", "removed")
+#: The copies still up: what the reports count by default (not removed, and not dismissed as no copy).
+ACTIVE_STATUSES = ("new", "confirmed", "takedown-sent")
 #: operator: an admin of every organisation; admin: of its own; viewer: reads its own.
 ROLES = ("admin", "viewer", "operator")
 #: Orders `matches` accepts ("-" first: descending); ties are broken by page, then chapter.
 MATCH_SORTS = ("containment", "similarity", "page_share", "first_seen", "last_seen", "site", "work", "chapter",
                "status")
 #: Fields `match_summary` groups by; "day" is the UTC date of first_seen, as YYYY-MM-DD.
-MATCH_GROUPS = ("work", "site", "chapter", "status", "day")
+MATCH_GROUPS = ("work", "site", "chapter", "status", "day", "verdict")
 PAGE_GROUPS = ("site", "status")
 #: Orders `image_matches` accepts; ties are broken by image, then registered image.
 IMAGE_MATCH_SORTS = ("distance", "first_seen", "last_seen", "site", "work", "status")

@@ -18,12 +18,12 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING
 from pymongo.errors import PyMongoError
 
-from ..totals import MATCH_TOTALS
+from ..totals import MATCH_TOTALS, RETIRED_TOTALS
 from .connection import MongoBase, _guarded
 
 INDEXES: dict[str, list] = {name: [([(f, ASCENDING) for f in keys], False)] for name, keys in MATCH_TOTALS}
 #: Fields that find a group's matches again, in the order an index of matches leads with them.
-_GROUP_QUERY = ("chapter", "site", "work", "status")
+_GROUP_QUERY = ("chapter", "site", "work", "status", "verdict")
 
 
 def _day(first_seen: datetime) -> str:
@@ -32,7 +32,7 @@ def _day(first_seen: datetime) -> str:
 
 def _values(m: dict[str, Any]) -> dict[str, Any]:
     return {"work": m["work"], "site": m["site"], "chapter": m["chapter"], "status": m["status"],
-            "day": _day(m["first_seen"])}
+            "verdict": m["verdict"], "day": _day(m["first_seen"])}
 
 
 def _group_id(keys: tuple[str, ...], values: dict[str, Any]) -> str:
@@ -122,7 +122,12 @@ class TotalsMongo(MongoBase):
         return made
 
     def _fill_missing_totals(self) -> None:
-        """A store written before the totals: compute them once."""
-        name = MATCH_TOTALS[0][0]
-        if self._totals(name).find_one({}, {"_id": True}) is None and self._matches.find_one({}, {"_id": True}):
+        """A store written before the totals (or before one of them): compute them once; totals
+        of an earlier version are dropped."""
+        names = set(self._db.list_collection_names())
+        for name in RETIRED_TOTALS:
+            if name in names:
+                self._db.drop_collection(name)
+        if any(self._totals(name).find_one({}, {"_id": True}) is None for name, _ in MATCH_TOTALS) and (
+                self._matches.find_one({}, {"_id": True})):
             self.rebuild_totals()

@@ -46,7 +46,8 @@ CREATE INDEX IF NOT EXISTS matches_status ON matches (status, containment DESC, 
 CREATE INDEX IF NOT EXISTS matches_site_status ON matches (site, status, containment DESC, page, chapter);
 -- A chapter's matches, and a group's of each running total (tracker/store/sqlite/rollups.py: when
 -- a match that held a group's earliest or latest time leaves it, the triggers read the group again).
-CREATE INDEX IF NOT EXISTS matches_groups ON matches (chapter, site, status, work, first_seen, last_seen);
+DROP INDEX IF EXISTS matches_groups;
+CREATE INDEX IF NOT EXISTS matches_verdicts ON matches (chapter, site, status, work, verdict, first_seen, last_seen);
 CREATE INDEX IF NOT EXISTS matches_day ON matches (work, status, first_seen, last_seen);
 CREATE INDEX IF NOT EXISTS matches_site_work ON matches (site, work, status, first_seen, last_seen);
 DROP INDEX IF EXISTS matches_chapter;

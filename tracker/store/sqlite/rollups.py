@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..totals import RETIRED_TOTALS
+
 
 @dataclass(frozen=True)
 class Rollup:
@@ -104,11 +106,14 @@ MATCH_SITES = Rollup(
     "match_sites", "matches",
     (("work", "{r}.work"), ("site", "{r}.site"), ("status", "{r}.status")), _MATCH_EDGES,
     "site = {r}.site AND work = {r}.work AND status = {r}.status")
-#: Matches by work, chapter, site and status: a work's chapter-by-site matrix, a site's chapters.
-MATCH_GROUPS = Rollup(
-    "match_groups", "matches",
-    (("work", "{r}.work"), ("chapter", "{r}.chapter"), ("site", "{r}.site"), ("status", "{r}.status")),
-    _MATCH_EDGES, "chapter = {r}.chapter AND site = {r}.site AND status = {r}.status AND work = {r}.work")
+#: Matches by work, chapter, site, status and verdict: a work's chapter-by-site matrix, a site's
+#: chapters, and how much of each chapter is copied (in full, in part, an excerpt).
+MATCH_VERDICTS = Rollup(
+    "match_verdicts", "matches",
+    (("work", "{r}.work"), ("chapter", "{r}.chapter"), ("site", "{r}.site"), ("status", "{r}.status"),
+     ("verdict", "{r}.verdict")),
+    _MATCH_EDGES, "chapter = {r}.chapter AND site = {r}.site AND status = {r}.status AND work = {r}.work "
+    "AND verdict = {r}.verdict")
 #: Matches by the day they were first seen, work and status: the dashboard's chart, the totals.
 MATCH_DAYS = Rollup(
     "match_days", "matches",
@@ -120,9 +125,16 @@ PAGE_GROUPS = Rollup(
     "page_groups", "pages", (("site", "{r}.site"), ("status", "{r}.status")),
     (("last_fetched", "MAX", "fetched_at"),), "site = {r}.site AND status = {r}.status")
 
-MATCH_ROLLUPS = (MATCH_SITES, MATCH_GROUPS, MATCH_DAYS)
+MATCH_ROLLUPS = (MATCH_SITES, MATCH_VERDICTS, MATCH_DAYS)
 ROLLUPS = (*MATCH_ROLLUPS, PAGE_GROUPS)
 
-SCHEMA = "".join(f"{r.ddl()};\n" for r in ROLLUPS)
+
+def retire(table: str) -> str:
+    """Statements dropping a rollup of an earlier version with its triggers (its writes cost, its rows lie)."""
+    return "".join(f"DROP TRIGGER IF EXISTS {table}_{t};\n" for t in ("insert", "delete", "move", "widen")
+                   ) + f"DROP TABLE IF EXISTS {table};\n"
+
+
+SCHEMA = "".join(retire(t) for t in RETIRED_TOTALS) + "".join(f"{r.ddl()};\n" for r in ROLLUPS)
 TRIGGERS = tuple(t for r in ROLLUPS for t in r.triggers())
 FILLS = {r.table: r.fill() for r in ROLLUPS}
