@@ -8,7 +8,7 @@ import click
 from fingerprint.cells import json_text, printable
 from fingerprint.cli.common import quiet_option, show, write_records
 from tracker.cli import click_errors, domain_errors, open_context
-from tracker.names import check_job, clean_site_name
+from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.schedule import site_schedule
 from tracker.store import NotFound, Site, now
 
@@ -58,7 +58,8 @@ def schedule_text(store, site: Site, default_hour: int) -> tuple[str, str]:
 @click.option("--delay", type=click.FloatRange(0), help="Seconds between requests to one site [0.25, adapted].")
 @click.option("--concurrency", type=click.IntRange(1), help="Requests at once to one site [4].")
 @click.option("--max-bytes", type=click.IntRange(1024), help="Largest page accepted, in bytes [4 MiB].")
-@click.option("--job", default="", help="Name of the crawl job, to resume it (default: from the site names).")
+@click.option("--job", default="",
+              help="Name of the crawl job, to resume it (default: from the site names, and the URLs when given).")
 @click.option("--fresh", is_flag=True, help="Forget a paused crawl of the same job and start over.")
 @click.option("--no-process", is_flag=True, help="Only store the pages as queued (`fptrack process` matches them).")
 @click.option("-v", "--verbose", count=True, help="Scrapy's log: -v for INFO, -vv for DEBUG.")
@@ -113,6 +114,8 @@ def crawl(urls, rules_file, site_names, all_sites, max_pages, depth, timeout, re
             raise click.ClickException(f"site {s.name!r} has no start URLs; add start_urls to its rules")
     limits = CrawlLimits(max_pages=max_pages, depth=depth, timeout=timeout, retries=retries, delay=delay,
                          concurrency=concurrency, max_bytes=max_bytes)
+    if urls and not job:  # a crawl of other URLs on the same site is another job, never a resumed one
+        job = job_for_urls([s.name for s in sites], [u for s in sites for u in s.start_urls])
     log_level = {0: "NONE" if quiet else "WARNING", 1: "INFO"}.get(verbose, "DEBUG")
     ctx.close()
     bar = None
@@ -121,12 +124,39 @@ def crawl(urls, rules_file, site_names, all_sites, max_pages, depth, timeout, re
 
         bar = tqdm(desc="crawling", unit="page", file=sys.stderr, leave=False)
     try:
+        # `bar is not None`: a tqdm bar with no total has no truth value (bool() raises TypeError).
         result = run_crawl(ctx.settings, sites, limits, job=job, fresh=fresh, process=not no_process,
-                           log_level=log_level, on_response=(lambda _url: bar.update()) if bar else None)
+                           log_level=log_level, on_response=(lambda _url: bar.update()) if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
     _report(result, fmt, quiet)
+    failures = failure_lines(result, sites)
+    for line in failures:  # said even with --quiet: nothing could be fetched there
+        click.echo(printable(line), err=True)
+    if nothing_fetched(result):
+        sys.exit(1)
+
+
+def failure_lines(result, sites: list[SiteRules]) -> list[str]:
+    """One line per cause for each site of which no page at all could be fetched:
+    "could not crawl http://127.0.0.1:1/: connection refused"."""
+    start = {s.name: s.start_urls for s in sites}
+    lines = []
+    for name, entry in sorted(result.sites.items()):
+        if entry["counts"].get("fetched", 0):
+            continue
+        where = " ".join(start.get(name, ())) or name
+        lines.extend(f"could not crawl {where}: {reason}" for reason in sorted(entry.get("failed", {})))
+    return lines
+
+
+def nothing_fetched(result) -> bool:
+    """Exit status 1: the crawl ran to its end, no page of any site was fetched, and some requests failed
+    (a crawl where some pages failed but others were fetched succeeds; its summary counts the failed)."""
+    counts = [entry["counts"] for entry in result.sites.values()]
+    return (not result.resumable and not any(c.get("fetched", 0) for c in counts)
+            and any(c.get("failed", 0) for c in counts))
 
 
 def _report(result, fmt: str, quiet: bool) -> None:
@@ -154,7 +184,7 @@ def _report(result, fmt: str, quiet: bool) -> None:
     elif result.resumable:  # said even with --quiet: the next run of the command behaves differently
         click.echo(printable(f"paused ({result.outcome}); run the same command again to resume job "
                              f"{result.job!r}, or add --fresh to start over"), err=True)
-    elif not quiet and fmt == "table":
+    elif not quiet and fmt == "table" and not nothing_fetched(result):
         click.echo(printable("see the matches: fptrack matches" + (f" --site {rows[0]['site']}" if len(rows) == 1
                                                                   else "")), err=True)
 

@@ -161,12 +161,14 @@ def make_rules(values: Mapping[str, Any], *, where: str = "the rules") -> SiteRu
 
 
 def rules_for_urls(urls: Iterable[str], known: Iterable[SiteRules] = ()) -> list[SiteRules]:
-    """Rules for crawling `urls`: a known site's rules when a URL is in its domains (its start
-    URLs replaced by the given ones), otherwise default rules named after the URL's host."""
+    """Rules for crawling `urls`: a known site's rules when one of its start URLs covers a URL (its
+    start URLs replaced by the given ones), otherwise default rules named after the URL's host (and
+    port). Only the site really holding the URL is taken: another site on the same host, or on
+    another port of it, is not."""
     known = list(known)
     by_name: dict[str, SiteRules] = {}
     for url in urls:
-        site = next((r for r in known if r.domains and _in_domains(url, r.domains)), None)
+        site = next((r for r in known if covers(r, url)), None)
         if site is None:
             site = make_rules({"start_urls": [url]}, where=f"the URL {url}")
         prev = by_name.get(site.name)
@@ -266,9 +268,29 @@ def _patterns(patterns: Iterable[str], where: str, key: str) -> tuple[re.Pattern
     return tuple(out)
 
 
-def _in_domains(url: str, domains: Iterable[str]) -> bool:
-    host = host_of(url)
-    return any(host == d or host.endswith("." + d) for d in domains)
+def covers(rules: SiteRules, url: str) -> bool:
+    """Whether one of the site's start URLs holds `url`: the same host (with or without "www."), the same
+    port, and a path under the start URL's ("https://b.test/book/1/" holds "http://www.b.test/book/1/2.html",
+    not "https://b.test/book/12/" nor "https://b.test:8080/book/1/")."""
+    want = urlsplit(url)
+    for start in rules.start_urls:
+        have = urlsplit(start)
+        if host_of(start) != host_of(url) or _port(have) != _port(want):
+            continue
+        prefix = have.path or "/"
+        path = want.path or "/"
+        if path == prefix or path.startswith(prefix if prefix.endswith("/") else prefix + "/"):
+            return True
+    return False
+
+
+def _port(parts) -> int | None:
+    """An explicit port; the default ports (80, 443, none) are all the same site."""
+    try:
+        port = parts.port
+    except ValueError:
+        return -1
+    return None if port in (None, 80, 443) else port
 
 
 def _replace(rules: SiteRules, **changes: Any) -> SiteRules:

@@ -114,10 +114,13 @@ def _run(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits, jo
     if log_level == "NONE":
         logging.getLogger("scrapy").setLevel(logging.CRITICAL)
     elif log_level in ("WARNING", "ERROR"):
-        # Pages given up on and pages too large are counted with their reasons in the summary.
+        # Pages given up on and pages too large are counted with their reasons in the summary; a
+        # robots.txt that could not be fetched is fetched no more, and its site's pages say why they failed.
         for name in ("scrapy.downloadermiddlewares.retry", "scrapy.core.downloader.handlers.http11",
-                     "scrapy.core.scraper"):
+                     "scrapy.core.scraper", "scrapy.downloadermiddlewares.robotstxt"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
+        for handler in logging.getLogger().handlers:  # Scrapy's, installed by CrawlerProcess
+            handler.addFilter(one_line)
     crawler = process_.create_crawler(NovelSpider)
     # weak=False: Scrapy holds receivers by weak reference, and a lambda nothing else holds would be
     # collected at once (no heartbeat, no progress).
@@ -146,6 +149,15 @@ def _run(settings: Settings, sites: Sequence[SiteRules], limits: CrawlLimits, jo
     for site in sites:  # a site that answered nothing is reported too
         found.setdefault(site.name, {"counts": {}, "skipped": {}, "failed": {}})
     return CrawlResult(job=job, outcome=outcome, sites=found, resumable=resumable, error=error)
+
+
+def one_line(record: logging.LogRecord) -> bool:
+    """A log filter: a warning or an error is its message's first line, never a traceback (-v shows them)."""
+    record.exc_info, record.exc_text, record.stack_info = None, None, None
+    message = record.getMessage()
+    if "\n" in message:
+        record.msg, record.args = message.split("\n", 1)[0], ()
+    return True
 
 
 def _redis_failure(failure, settings: Settings, into: list[str]):

@@ -602,6 +602,26 @@ def _header(response: Response, name: bytes) -> str:
     return value.decode("latin-1")[:200]  # a validator is sent back as is; a huge one is not kept
 
 
+def _tls_error(exc: BaseException) -> str | None:
+    """What OpenSSL said when an HTTPS connection could not be set up ("wrong version number"), ""
+    when it said nothing readable; None when `exc` is not a TLS failure. Twisted wraps it in a
+    ResponseNeverReceived (or ResponseFailed) that Scrapy wraps again."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if type(e).__module__.startswith("OpenSSL") or "SSL" in type(e).__name__:
+            detail = [part[-1] for part in (e.args[0] if e.args and isinstance(e.args[0], list) else [])
+                      if isinstance(part, tuple) and part and isinstance(part[-1], str)]
+            return "; ".join(d for d in detail if d)[:80]
+        todo.extend(r.value for r in getattr(e, "reasons", ()) or () if getattr(r, "value", None) is not None)
+        todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+    return None
+
+
 def classify(failure, settings) -> tuple[str, str]:
     """("skipped" | "failed", reason) for a request that failed."""
     exc = failure.value
@@ -635,6 +655,9 @@ def classify(failure, settings) -> tuple[str, str]:
         return "failed", "host name not found"
     if failure.check(DownloadConnectionRefusedError, ConnectionRefusedError):
         return "failed", "connection refused"
+    tls = _tls_error(exc)
+    if tls is not None:
+        return "failed", f"TLS error ({tls})" if tls else "TLS error"
     if failure.check(ResponseDataLossError, DownloadCancelledError, DownloadFailedError, ConnectError,
                      ConnectionLost):
         return "failed", "connection lost"

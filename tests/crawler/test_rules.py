@@ -115,3 +115,15 @@ def test_the_shipped_example_rules_load():
     b = sites["biquge-example"]
     assert b.allows("https://www.biquge.example/book/12/34.html") and not b.allows("https://www.biquge.example/search?q=1")
     assert not sites["wap-example"].recrawl
+
+
+def test_urls_take_the_rules_of_the_site_whose_start_urls_cover_them_only():
+    book = make_rules({"name": "book1", "start_urls": ["https://b.test/book/1/"], "content": "#c"})
+    port = make_rules({"name": "local", "start_urls": ["http://127.0.0.1:8080/"], "content": "#c"})
+    for url in ("https://b.test/book/12/", "https://b.test/", "http://127.0.0.1:1/", "http://127.0.0.1/"):
+        (site,) = rules_for_urls([url], [book, port])
+        assert site.name == site_name(url) and site.content == "", url
+    for url, name in (("http://www.b.test/book/1/2.html", "book1"), ("https://b.test/book/1/", "book1"),
+                      ("http://127.0.0.1:8080/x/y", "local")):
+        (site,) = rules_for_urls([url], [book, port])
+        assert site.name == name and site.start_urls == (url,), url
