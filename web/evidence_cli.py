@@ -8,28 +8,16 @@ from pathlib import Path
 import click
 
 from tracker.cli import click_errors
-from tracker.evidence.package import verify_package
 from tracker.evidence.pdf import PdfError
+from tracker.evidence.signing import SigningError
 from tracker.settings import Settings
 from tracker.store.open import open_store
 
 from .catalog import ChapterCatalog
 from .evidence_package import NothingToPack, build_package, select_page, select_work_site
+from .evidence_seal import public_key_text, seal_for, verify
 
-_errors = click_errors(NothingToPack, PdfError)
-
-
-def verify(path: str) -> None:
-    """Print what --verify found; exit 1 with one line per problem."""
-    result = verify_package(path)
-    if result.ok:
-        click.echo(f"ok: {path}: {result.files} files and {result.warc_records} WARC records match the manifest "
-                   f"(manifest SHA-256 {result.manifest_sha256})")
-        return
-    for problem in result.problems:
-        click.echo(f"FAIL: {problem}", err=True)
-    click.echo(f"{path}: {len(result.problems)} problem(s): this package is not as it was made", err=True)
-    raise SystemExit(1)
+_errors = click_errors(NothingToPack, PdfError, SigningError)
 
 
 @click.command("evidence")
@@ -39,12 +27,20 @@ def verify(path: str) -> None:
 @click.option("--site", help="With --work: the site whose copies to pack.")
 @click.option("--verify", "to_verify", type=click.Path(dir_okay=False), metavar="FILE.zip",
               help="Check a package: every file's SHA-256, every WARC record's digests, the zip's bytes.")
+@click.option("--key", type=click.Path(dir_okay=False), metavar="KEY.pem",
+              help="With --verify: the public key (PEM) the package must be signed with.")
+@click.option("--tsa-ca", type=click.Path(dir_okay=False), metavar="CA.pem",
+              help="With --verify: the CA certificate that must have issued the timestamp's TSA certificate.")
+@click.option("--public-key", is_flag=True,
+              help="Print the organisation's public key (PEM) and fingerprint, to publish.")
+@click.option("--org", help="With --public-key: the organisation (default: the default organisation).")
 @click.option("--no-pdf", is_flag=True, help="Leave the PDF report out (no chromium on this machine).")
 @click.option("--sender", default="", help="The rights holder named in the takedown notice.")
 @click.option("--contact", default="", help="Their address, e-mail and telephone, for the notice.")
 @_errors
 def evidence(page_url: str | None, output: str | None, work: str | None, site: str | None, to_verify: str | None,
-             no_pdf: bool, sender: str, contact: str) -> None:
+             no_pdf: bool, sender: str, contact: str, key: str | None, tsa_ca: str | None,
+             public_key: bool, org: str | None) -> None:
     """Pack the evidence of copies into a zip anyone can check, or check one.
 
     The zip holds each page's WARC file (the HTTP exchange as served, with its
@@ -52,19 +48,31 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
     evidence report as HTML and PDF (copied passages side by side, scores,
     verdict), the takedown notice, and manifest.json with the SHA-256 of every
     file. --verify exits 1, one line per problem, when any byte changed or a
-    file is missing or added.
+    file is missing or added. The manifest is signed with its organisation's
+    key (manifest.sig; --public-key prints the key to publish) and, with
+    FPT_TSA_URL set, time-stamped by that authority (manifest.tsr); --verify
+    checks both and names the key.
 
     \b
     Example:
       fptrack evidence https://www.biquge.example/book/1/1.html -o page.zip
       fptrack evidence --work 山城旧事 --site biquge -o biquge.zip
       fptrack evidence --verify page.zip
+      fptrack evidence --public-key > evidence-key.pem
+      fptrack evidence --verify page.zip --key evidence-key.pem
     """
+    if public_key:
+        if page_url or output or work or site or to_verify:
+            raise click.UsageError("--public-key prints a key; give it alone (or with --org NAME)")
+        _print_public_key(org)
+        return
     if to_verify:
         if page_url or output or work or site:
             raise click.UsageError("--verify FILE.zip checks a package; give it alone")
-        verify(to_verify)
+        verify(to_verify, key, tsa_ca)
         return
+    if key or tsa_ca or org:
+        raise click.UsageError("--key and --tsa-ca go with --verify, --org with --public-key")
     if not output:
         raise click.UsageError("say where to write the package: -o FILE.zip")
     if page_url and (work or site):
@@ -81,7 +89,8 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
                                    suffix=".zip")
         try:
             with os.fdopen(fd, "wb") as f:
-                packed = build_package(store, outline, selection, f, pdf=not no_pdf, sender=sender, contact=contact)
+                packed = build_package(store, outline, selection, f, pdf=not no_pdf, sender=sender, contact=contact,
+                                       seal=seal_for(store, settings, [m.work for m in selection.matches]))
             os.replace(tmp, target)  # no half-written package under the name asked for
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -92,3 +101,12 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
         click.echo(f"warning: {w}", err=True)
     click.echo(f"{output}: {len(selection.matches)} match(es) on {len(selection.pages)} page(s), "
                f"{len(packed.files)} files; manifest SHA-256 {packed.manifest_sha256}")
+
+
+def _print_public_key(org: str | None) -> None:
+    settings = Settings.load()
+    store = open_store(settings.mongo_url or None, settings.home, db=settings.mongo_db)
+    try:
+        click.echo(public_key_text(store, settings, org), nl=False)
+    finally:
+        store.close()

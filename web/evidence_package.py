@@ -116,7 +116,8 @@ def _notice(store: Store, outline: Outline, selection: Selection, sender: str, c
 
 
 def build_package(store: Store, outline: Outline, selection: Selection, out: IO[bytes], *, pdf: bool | None = True,
-                  sender: str = "", contact: str = "", created_at: datetime | None = None) -> Packed:
+                  sender: str = "", contact: str = "", created_at: datetime | None = None,
+                  seal: Any = None) -> Packed:
     """Write the package of `selection` to `out`. pdf: True (a PDF or PdfError), None (a PDF
     when a browser can make one, else a warning), False (none)."""
     created_at = created_at or now()
@@ -171,5 +172,5 @@ def build_package(store: Store, outline: Outline, selection: Selection, out: IO[
                          "containment": m.containment, "page_share": m.page_share, "similarity": m.similarity,
                          "status": m.status} for m in selection.matches],
             "warnings": warnings}
-    sha = write_package(out, files, info, created_at)
+    sha = write_package(out, files, info, created_at, seal=seal)  # seal: tracker.evidence.signing.Seal
     return Packed(sha, [n for n, _ in files] + ["manifest.json"], warnings)

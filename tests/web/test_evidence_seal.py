@@ -1,0 +1,147 @@
+"""`fptrack evidence` and signatures: a package is signed with its organisation's key, whose
+public half --public-key prints; --verify names the key, checks it against --key, and checks
+the timestamp of a local time-stamping authority (tests/tracker/tsa.py)."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import need
+from tests.tracker.tsa import LocalTsa, openssl
+from tracker.evidence.package import MANIFEST, write_package
+from tracker.evidence.signing import SIGNATURE
+from tracker.store.open import open_store
+from tracker.store.tenancy import Organisation
+from web.evidence_cli import evidence as evidence_command
+
+from .conftest import fill
+from .test_evidence_package import PAGE, keep_warc
+
+
+@pytest.fixture
+def home(settings):
+    s = open_store(None, settings.home)
+    fill(s)
+    keep_warc(s)
+    s.close()
+    return {"FPT_HOME": str(settings.home), "FPT_CHROMIUM": "/nonexistent/chromium"}
+
+
+def run(args, env):
+    r = CliRunner().invoke(evidence_command, args, env=env)
+    assert "Traceback" not in r.output and not isinstance(r.exception, (AttributeError, TypeError, KeyError))
+    return r
+
+
+def make(home, tmp_path, name="p.zip") -> Path:
+    out = tmp_path / name
+    made = run([PAGE, "-o", str(out), "--no-pdf"], home)
+    assert made.exit_code == 0, made.output
+    return out
+
+
+def public_key(home, tmp_path, org=None) -> tuple[Path, str]:
+    r = run(["--public-key", *(["--org", org] if org else [])], home)
+    assert r.exit_code == 0, r.output
+    path = tmp_path / f"{org or 'default'}.pem"
+    path.write_text(r.output)
+    (line,) = [x for x in r.output.splitlines() if x.startswith("# fingerprint: ")]
+    return path, line.removeprefix("# fingerprint: ")
+
+
+def test_a_package_is_signed_and_verify_names_the_key_the_organisation_publishes(home, tmp_path):
+    out = make(home, tmp_path)
+    pem, key = public_key(home, tmp_path)
+    assert "-----BEGIN PUBLIC KEY-----" in pem.read_text() and key.startswith("ed25519:SHA256:")
+    ok = run(["--verify", str(out)], home)
+    assert ok.exit_code == 0, ok.output
+    assert f"signed: by organisation 'default', key {key} (compare it with the key the organisation publishes)" \
+        in ok.output
+    trusted = run(["--verify", str(out), "--key", str(pem)], home)
+    assert trusted.exit_code == 0 and f"key {key} (the key given)" in trusted.output
+    assert public_key(home, tmp_path)[1] == key  # the same key every time
+
+
+def test_a_rewritten_manifest_fails_with_a_clear_line(home, tmp_path):
+    out = make(home, tmp_path)
+    with zipfile.ZipFile(out) as z:
+        found = {n: z.read(n) for n in z.namelist()}
+    info = json.loads(found[MANIFEST])
+    files = [(f["name"], found[f["name"]]) for f in info["files"]]
+    files = [(n, b"NOTICE: changed\n" if n == "notice.txt" else d) for n, d in files]
+
+    class Kept:  # the forger keeps the signature and the manifest's signer as found
+        signed_by = info["signed_by"]
+
+        def entries(self, manifest):
+            return [(SIGNATURE, found[SIGNATURE])]
+
+    extra = {k: v for k, v in info.items() if k not in ("format", "created_at", "files", "signed_by")}
+    buf = io.BytesIO()
+    write_package(buf, files, extra, datetime.fromisoformat(info["created_at"]), seal=Kept())
+    out.write_bytes(buf.getvalue())
+    bad = run(["--verify", str(out)], home)
+    assert bad.exit_code == 1
+    assert bad.output.splitlines()[0].startswith("FAIL: bad signature: manifest.json is not the one key")
+    assert bad.output.rstrip().endswith("this package is not as it was made")
+
+
+def test_another_organisations_key_fails(home, tmp_path):
+    s = open_store(None, Path(home["FPT_HOME"]))
+    s.upsert_org(Organisation("north"))
+    s.close()
+    out = make(home, tmp_path)
+    north, north_key = public_key(home, tmp_path, "north")
+    _, default_key = public_key(home, tmp_path)
+    assert north_key != default_key
+    r = run(["--verify", str(out), "--key", str(north)], home)
+    assert r.exit_code == 1
+    assert f"FAIL: signed by key {default_key} (organisation 'default'), not by the key given ({north_key})" \
+        in r.output
+    assert run(["--public-key", "--org", "nowhere"], home).output == "Error: not found: no organisation 'nowhere'\n"
+
+
+def test_an_unsigned_package_verifies_and_says_so(home, tmp_path):
+    out = tmp_path / "old.zip"
+    with open(out, "wb") as f:
+        write_package(f, [("notice.txt", b"NOTICE\n")], {})
+    r = run(["--verify", str(out)], home)
+    assert r.exit_code == 0 and r.output.startswith("ok: ")
+    assert "note: unsigned: this package carries no signature" in r.output and "signed: by" not in r.output
+    pem, _ = public_key(home, tmp_path)
+    refused = run(["--verify", str(out), "--key", str(pem)], home)
+    assert refused.exit_code == 1 and "FAIL: unsigned:" in refused.output
+
+
+def test_mistakes_are_one_line(home, tmp_path):
+    out = make(home, tmp_path)
+    missing = run(["--verify", str(out), "--key", str(tmp_path / "none.pem")], home)
+    assert missing.exit_code == 2 and "cannot read the public key" in missing.output
+    (tmp_path / "junk.pem").write_text("not a key")
+    junk = run(["--verify", str(out), "--key", str(tmp_path / "junk.pem")], home)
+    assert junk.exit_code == 2 and "not a public key" in junk.output
+    assert run([PAGE, "-o", str(out), "--key", str(tmp_path / "junk.pem")], home).exit_code == 2
+    assert run(["--public-key", "--verify", str(out)], home).exit_code == 2
+    env = {**home, "FPT_TSA_URL": "http://127.0.0.1:9/tsa"}
+    unreachable = run([PAGE, "-o", str(tmp_path / "q.zip"), "--no-pdf"], env)
+    assert unreachable.exit_code == 1 and unreachable.output.startswith("Error: no timestamp for the package: ")
+    assert "FPT_TSA_URL" in unreachable.output and not (tmp_path / "q.zip").exists()
+
+
+def test_a_time_stamped_package(home, tmp_path):
+    need(openssl() is not None, "openssl is not installed (the local time-stamping authority runs `openssl ts`): "
+                                "run scripts/system-deps")
+    with LocalTsa(tmp_path / "tsa") as tsa:
+        out = make({**home, "FPT_TSA_URL": tsa.url}, tmp_path)
+    ca = tsa.dir / "ca.pem"
+    r = run(["--verify", str(out), "--tsa-ca", str(ca)], home)
+    assert r.exit_code == 0, r.output
+    assert "time-stamped: " in r.output and "Common Name: Test TSA" in r.output
+    unchecked = run(["--verify", str(out)], home)
+    assert "note: the timestamp's TSA certificate was not checked against a CA" in unchecked.output
