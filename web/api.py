@@ -109,10 +109,10 @@ def takedown() -> Any:
 
 @bp.route("/takedown/sent", methods=["POST"])
 def takedown_sent() -> Any:
-    """{"work": ..., "site": ...}: the matches the notice lists move to takedown-sent."""
+    """{"work": ..., "site": ..., "include_excerpts": false}: the matches the notice lists move to takedown-sent."""
     body = json_body()
     args = notices.notice_args(body)
-    return jsonify(changed=notices.mark_sent(args["work"], args["site"], current_user.name))
+    return jsonify(changed=notices.mark_sent(args["work"], args["site"], current_user.name, args["include_excerpts"]))
 
 
 @bp.route("/search")

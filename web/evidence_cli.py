@@ -23,7 +23,7 @@ _errors = click_errors(NothingToPack, PdfError, SigningError)
 @click.command("evidence")
 @click.argument("page_url", required=False)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="The zip file to write.")
-@click.option("--work", help="With --site: every match of this work on the site (dismissed ones aside).")
+@click.option("--work", help="With --site: the confirmed matches of this work on the site.")
 @click.option("--site", help="With --work: the site whose copies to pack.")
 @click.option("--verify", "to_verify", type=click.Path(dir_okay=False), metavar="FILE.zip",
               help="Check a package: every file's SHA-256, every WARC record's digests, the zip's bytes.")
@@ -37,9 +37,11 @@ _errors = click_errors(NothingToPack, PdfError, SigningError)
 @click.option("--no-pdf", is_flag=True, help="Leave the PDF report out (no chromium on this machine).")
 @click.option("--sender", default="", help="The rights holder named in the takedown notice.")
 @click.option("--contact", default="", help="Their address, e-mail and telephone, for the notice.")
+@click.option("--include-excerpts", is_flag=True,
+              help="Name confirmed excerpts (short quotations, which may be fair use) in the notice too.")
 @_errors
 def evidence(page_url: str | None, output: str | None, work: str | None, site: str | None, to_verify: str | None,
-             no_pdf: bool, sender: str, contact: str, key: str | None, tsa_ca: str | None,
+             no_pdf: bool, sender: str, contact: str, include_excerpts: bool, key: str | None, tsa_ca: str | None,
              public_key: bool, org: str | None) -> None:
     """Pack the evidence of copies into a zip anyone can check, or check one.
 
@@ -47,7 +49,9 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
     fetch time and SHA-256 digests) and screenshot (rendered pages), the
     evidence report as HTML and PDF (copied passages side by side, scores,
     verdict), the takedown notice, and manifest.json with the SHA-256 of every
-    file. --verify exits 1, one line per problem, when any byte changed or a
+    file. The notice names confirmed matches only (fptrack set-status PAGE
+    CHAPTER confirmed), and excerpts only with --include-excerpts; --work
+    and --site pack just those. --verify exits 1, one line per problem, when any byte changed or a
     file is missing or added. The manifest is signed with its organisation's
     key (manifest.sig; --public-key prints the key to publish) and, with
     FPT_TSA_URL set, time-stamped by that authority (manifest.tsr); --verify
@@ -56,7 +60,7 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
     \b
     Example:
       fptrack evidence https://www.biquge.example/book/1/1.html -o page.zip
-      fptrack evidence --work 山城旧事 --site biquge -o biquge.zip
+      fptrack evidence --work 山城旧事 --site biquge -o biquge.zip --sender 林岚工作室
       fptrack evidence --verify page.zip
       fptrack evidence --public-key > evidence-key.pem
       fptrack evidence --verify page.zip --key evidence-key.pem
@@ -82,7 +86,8 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
     settings = Settings.load()
     store = open_store(settings.mongo_url or None, settings.home, db=settings.mongo_db)
     try:
-        selection = select_page(store, page_url) if page_url else select_work_site(store, work, site)
+        selection = (select_page(store, page_url) if page_url
+                     else select_work_site(store, work, site, include_excerpts=include_excerpts))
         outline = ChapterCatalog().outline(store)
         target = Path(output)
         fd, tmp = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".", prefix=".evidence-",
@@ -90,6 +95,7 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
         try:
             with os.fdopen(fd, "wb") as f:
                 packed = build_package(store, outline, selection, f, pdf=not no_pdf, sender=sender, contact=contact,
+                                       include_excerpts=include_excerpts,
                                        seal=seal_for(store, settings, [m.work for m in selection.matches]))
             os.replace(tmp, target)  # no half-written package under the name asked for
         except BaseException:

@@ -4,7 +4,8 @@ side by side, the scores, the verdict) as HTML and PDF, the takedown notice, and
 manifest (tracker.evidence.package writes and checks the zip).
 
 The report is made of web.evidence.match_evidence, as the admin's evidence page shows a
-match, and the notice of web.takedown's notice_items and notice_text, as the admin's notice.
+match, and the notice of web.takedown's in_notice, notice_entries and notice_text, as the
+admin's notice: confirmed matches only, excerpts when included.
 """
 from __future__ import annotations
 
@@ -19,12 +20,12 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from tracker.evidence.package import write_package
 from tracker.evidence.pdf import NO_FONT, PdfError, cjk_font_installed, html_to_pdf
 from tracker.evidence.warc import WarcError, read_warc
-from tracker.store import MATCH_STATUSES, MatchRecord, NotFound, Store, StoreError, now
+from tracker.store import MatchRecord, NotFound, Store, StoreError, now
 
 from .catalog import Outline
 from .evidence import match_evidence
 from .filters import num, pct, score, when
-from .takedown import MAX_ITEMS, notice_items, notice_text
+from .takedown import in_notice, notice_entries, notice_matches, notice_text, nothing_to_notice
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_MATCHES = 500  # matches in one package; more: one package per page
@@ -66,16 +67,19 @@ def select_page(store: Store, url: str) -> Selection:
     return Selection(f"page {url}", found, {"page": url})
 
 
-def select_work_site(store: Store, work: str, site: str) -> Selection:
-    """The matches of a work on one site, but the dismissed ones."""
-    kept = [s for s in MATCH_STATUSES if s != "dismissed"]
-    found = store.matches(work=work, site=site, status=kept, sort="site", limit=MAX_MATCHES + 1)
+def select_work_site(store: Store, work: str, site: str, *, include_excerpts: bool = False) -> Selection:
+    """The matches of a work on one site that a takedown notice may name (web.takedown.in_notice):
+    the confirmed ones, excerpts only when included; the report is sent with the notice."""
+    found, more = notice_matches(store, work=work, site=site, include_excerpts=include_excerpts, limit=MAX_MATCHES)
     if not found:
-        raise NothingToPack(f"no match of the work {work!r} on the site {site!r} (dismissed ones aside): "
-                            "check the names with `fptrack matches --work WORK`")
-    if len(found) > MAX_MATCHES:
-        raise NothingToPack(f"the work {work!r} has more than {MAX_MATCHES} matches on {site!r}: make one package "
-                            "per page (fptrack evidence PAGE_URL)")
+        if not store.count_matches(work=work, site=site):
+            raise NothingToPack(f"no match of the work {work!r} on the site {site!r}: "
+                                "check the names with `fptrack matches --work WORK`")
+        raise NothingToPack(nothing_to_notice(store, work=work, site=site, include_excerpts=include_excerpts,
+                                              include_how="add --include-excerpts"))
+    if more:
+        raise NothingToPack(f"the work {work!r} has more than {MAX_MATCHES} confirmed matches on {site!r}: make one "
+                            "package per page (fptrack evidence PAGE_URL)")
     found.sort(key=lambda m: (m.page, m.chapter))
     return Selection(f"work {work} on site {site}", found, {"work": work, "site": site})
 
@@ -102,24 +106,27 @@ def _records(data: bytes) -> list[dict[str, Any]]:
     return out
 
 
-def _notice(store: Store, outline: Outline, selection: Selection, sender: str, contact: str) -> str:
-    pages = set(selection.pages)
-    statuses = sorted({m.status for m in selection.matches})
-    items: list[dict[str, Any]] = []
-    for site in sorted({m.site for m in selection.matches}):
-        for work in sorted({m.work for m in selection.matches if m.site == site}):
-            found, _ = notice_items(store, outline, work=work, site=site, status=statuses,  # type: ignore[arg-type]
-                                    limit=MAX_ITEMS)
-            items += [i for i in found if i["page"] in pages
-                      and (i["page"], i["chapter"]) in {(m.page, m.chapter) for m in selection.matches}]
-    return notice_text(items, sender=sender, contact=contact)
+def _notice(store: Store, outline: Outline, selection: Selection, sender: str, contact: str,
+            include_excerpts: bool, include_how: str) -> tuple[str, int]:
+    """The notice of the selected matches it may name (web.takedown.in_notice), and how many it names;
+    with none, the reason and what to do instead of a notice."""
+    named = [m for m in selection.matches if in_notice(m, include_excerpts)]
+    if named:
+        return notice_text(notice_entries(store, outline, named), sender=sender, contact=contact), len(named)
+    query = selection.query
+    why = nothing_to_notice(store, work=query.get("work"), site=query.get("site"), page=query.get("page"),
+                            include_excerpts=include_excerpts, include_how=include_how)
+    return notice_text([], empty=why), 0
 
 
 def build_package(store: Store, outline: Outline, selection: Selection, out: IO[bytes], *, pdf: bool | None = True,
-                  sender: str = "", contact: str = "", created_at: datetime | None = None,
+                  sender: str = "", contact: str = "", include_excerpts: bool = False,
+                  include_how: str = "add --include-excerpts", created_at: datetime | None = None,
                   seal: Any = None) -> Packed:
     """Write the package of `selection` to `out`. pdf: True (a PDF or PdfError), None (a PDF
-    when a browser can make one, else a warning), False (none)."""
+    when a browser can make one, else a warning), False (none). The notice names the confirmed
+    matches of the selection, excerpts only with include_excerpts; with none, notice.txt says why
+    (include_how: how the caller includes excerpts, for that message)."""
     created_at = created_at or now()
     warnings: list[str] = []
     files: list[tuple[str, bytes]] = []
@@ -164,7 +171,10 @@ def build_package(store: Store, outline: Outline, selection: Selection, out: IO[
             if pdf:
                 raise
             warnings.append(f"no report.pdf: {e}")
-    files.append(("notice.txt", _notice(store, outline, selection, sender, contact).encode("utf-8")))
+    notice, named = _notice(store, outline, selection, sender, contact, include_excerpts, include_how)
+    if not named:
+        warnings.append("notice.txt names no copy: " + notice.removeprefix("No notice: ").rstrip(".\n"))
+    files.append(("notice.txt", notice.encode("utf-8")))
     info = {"selection": selection.query, "generator": f"fptrack {_version()}",
             "pages": [{"n": p["n"], "key": p["key"], "url": p["url"], "files": [f["name"] for f in p["files"]]}
                       for p in pages],

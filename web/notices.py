@@ -1,29 +1,62 @@
 """Takedown notices from confirmed matches, per work and/or site: to read, copy or download,
-and, once sent, to move those matches to takedown-sent."""
+and, once sent, to move those matches to takedown-sent. Excerpts (short quotations, which may
+be fair use) are named only when include_excerpts is given (web.takedown.in_notice)."""
 from __future__ import annotations
 
 from datetime import datetime, timezone
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
+
+from tracker.store.tenancy import DEFAULT_ORG
 
 from .params import text_arg
 from .services import services, store
 from .streams import attachment
-from .takedown import MAX_ITEMS, notice_items, notice_text
+from .takedown import MAX_ITEMS, notice_items, notice_matches, notice_text, nothing_to_notice
+
+INCLUDE_HOW = "tick \"Include excerpts\" (include_excerpts=1 in the API)"
 
 bp = Blueprint("notices", __name__)
 
 
-def notice_args(source: Any = None) -> dict[str, str | None]:
-    return {"work": text_arg("work", source), "site": text_arg("site", source)}
+def flag_arg(name: str, source: Any = None) -> bool:
+    """A yes/no value: JSON true/false, or 1/0, true/false, yes/no, on/off in a query or form (absent: no)."""
+    raw = (source if source is not None else request.args).get(name)
+    if raw is None or isinstance(raw, bool):
+        return bool(raw)
+    if isinstance(raw, str) and raw.strip().lower() in ("", "0", "false", "no", "off"):
+        return False
+    if isinstance(raw, str) and raw.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    abort(400, f"{name} is 1 or 0 (true or false), not {raw!r}")
+
+
+def notice_args(source: Any = None) -> dict[str, Any]:
+    return {"work": text_arg("work", source), "site": text_arg("site", source),
+            "include_excerpts": flag_arg("include_excerpts", source)}
+
+
+def default_sender() -> str:
+    """The rights holder a notice names when none is given: the user's organisation, but the
+    unnamed default one."""
+    org = getattr(current_user, "org", DEFAULT_ORG) or DEFAULT_ORG
+    return "" if org == DEFAULT_ORG else org
+
+
+def sender_args(source: Any = None) -> dict[str, str]:
+    """The sender and contact of a notice, as given or by default (users have no stored e-mail:
+    the contact stays a placeholder to fill in)."""
+    return {"sender": text_arg("sender", source) or default_sender(), "contact": text_arg("contact", source) or ""}
 
 
 def notice_data() -> dict[str, Any]:
     args = notice_args()
     items, more = notice_items(store(), services().catalog.outline(store()), **args)
-    text = notice_text(items, sender=text_arg("sender") or "", contact=text_arg("contact") or "", more=more)
+    empty = "" if items else nothing_to_notice(store(), work=args["work"], site=args["site"],
+                                               include_excerpts=args["include_excerpts"], include_how=INCLUDE_HOW)
+    text = notice_text(items, **sender_args(), more=more, empty=empty)
     return {**args, "items": items, "more": more, "text": text}
 
 
@@ -32,10 +65,10 @@ def choices(work: str | None, site: str | None) -> list[dict[str, Any]]:
     return store().match_totals(["site", "work"], work=work, site=site, status="confirmed")
 
 
-def mark_sent(work: str | None, site: str | None, by: str) -> int:
+def mark_sent(work: str | None, site: str | None, by: str, include_excerpts: bool = False) -> int:
     """Move the matches the notice lists (the same query and limit) from confirmed to takedown-sent;
     returns how many."""
-    listed = store().matches(work=work, site=site, status="confirmed", sort="site", limit=MAX_ITEMS)
+    listed, _ = notice_matches(store(), work=work, site=site, include_excerpts=include_excerpts, limit=MAX_ITEMS)
     for m in listed:
         store().set_match_status(m.page, m.chapter, "takedown-sent", by=by)
     return len(listed)
@@ -44,8 +77,7 @@ def mark_sent(work: str | None, site: str | None, by: str) -> int:
 @bp.route("/takedown")
 def notice() -> str:
     d = notice_data()
-    return render_template("notices/notice.html", **d, choices=choices(d["work"], d["site"]),
-                           sender=text_arg("sender") or "", contact=text_arg("contact") or "")
+    return render_template("notices/notice.html", **d, choices=choices(d["work"], d["site"]), **sender_args())
 
 
 @bp.route("/takedown.txt")
@@ -59,6 +91,7 @@ def download() -> Response:
 @bp.route("/takedown/sent", methods=["POST"])
 def sent() -> Any:
     args = notice_args(request.form)
-    n = mark_sent(args["work"], args["site"], current_user.name)
+    n = mark_sent(args["work"], args["site"], current_user.name, args["include_excerpts"])
     flash(f"{n} match{'es' if n != 1 else ''} moved from confirmed to takedown-sent.", "ok")
-    return redirect(url_for("matches.index", status="takedown-sent", **{k: v for k, v in args.items() if v}))
+    where = {k: args[k] for k in ("work", "site") if args[k]}
+    return redirect(url_for("matches.index", status="takedown-sent", **where))

@@ -1,5 +1,6 @@
 """The evidence package of a page, downloaded from the match evidence page (signed-in users:
-web.access lets no one else in): the same zip as `fptrack evidence PAGE_URL`."""
+web.access lets no one else in): the same zip as `fptrack evidence PAGE_URL`, with the
+notice's sender and contact (default: the organisation) and include_excerpts as its options."""
 from __future__ import annotations
 
 import hashlib
@@ -8,7 +9,9 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, request
 
+from .evidence_keys import package_seal
 from .evidence_package import NothingToPack, build_package, select_page
+from .notices import INCLUDE_HOW, flag_arg, sender_args
 from .services import services, store
 from .streams import attachment
 
@@ -34,10 +37,12 @@ def package() -> Response:
         selection = select_page(s, page)
     except NothingToPack as e:
         abort(404, str(e))
+    seal = package_seal(s, [m.work for m in selection.matches])
     f = tempfile.SpooledTemporaryFile(max_size=SPOOL)
     try:
         # pdf=None: a PDF when this machine has a browser to make it; the manifest says when not.
-        build_package(s, services().catalog.outline(s), selection, f, pdf=None)
+        build_package(s, services().catalog.outline(s), selection, f, pdf=None, **sender_args(),
+                      include_excerpts=flag_arg("include_excerpts"), include_how=INCLUDE_HOW, seal=seal)
         size = f.tell()
         f.seek(0)
     except BaseException:

@@ -1,28 +1,77 @@
 """Takedown notices made from confirmed matches: per site, the work, the chapters, the
-URLs, when each copy was seen, and an excerpt of the copied text as evidence."""
+URLs, when each copy was seen, what was copied in words, and an excerpt of the copied text
+as evidence. notice_matches decides which matches a notice may name, for the admin's
+Takedown page, the API, `fptrack evidence` and the evidence package alike."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime, timezone
 from typing import Any
 
-from tracker.store import NotFound, Store
+from tracker.store import MatchRecord, NotFound, Store
+from tracker.wording import EXCERPT, FULL_COPY, copy_kind, copy_sentence
 
 from .catalog import Outline
 from .highlight import excerpt
 
 MAX_ITEMS = 2000  # one notice; more is split by site or work
-EXCERPT = 120
+EXCERPT_CHARS = 120
+# A notice names only the copies someone has reviewed and confirmed; once it is sent they move to
+# takedown-sent (web.notices.mark_sent) and are not named again.
+NOTICE_STATUSES = ("confirmed",)
+CONFIRM_HOW = "confirm them on the Matches page or with `fptrack set-status PAGE CHAPTER confirmed` first"
 
 
-def notice_items(store: Store, outline: Outline, *, work: str | None = None, site: str | None = None,
-                 status: str = "confirmed", limit: int = MAX_ITEMS) -> tuple[list[dict[str, Any]], bool]:
-    """The matches a notice lists, by site then page; and whether there were more than `limit`."""
-    # notices.mark_sent moves the matches listed here with the same query: keep the two alike
-    found = store.matches(work=work, site=site, status=status, sort="site", limit=limit + 1)
-    more = len(found) > limit
+def in_notice(m: MatchRecord, include_excerpts: bool = False) -> bool:
+    """Whether a notice may name this match: a confirmed one; an excerpt (a short quotation,
+    which may be fair use) only when the sender includes excerpts."""
+    return m.status in NOTICE_STATUSES and (include_excerpts or copy_kind(m.verdict) != EXCERPT)
+
+
+def notice_matches(store: Store, *, work: str | None = None, site: str | None = None, page: str | None = None,
+                   include_excerpts: bool = False, limit: int = MAX_ITEMS) -> tuple[list[MatchRecord], bool]:
+    """The matches a notice names (in_notice), by site; and whether there were more than `limit`."""
+    kept: list[MatchRecord] = []
+    offset = 0
+    while len(kept) <= limit:
+        batch = store.matches(work=work, site=site, page=page, status=list(NOTICE_STATUSES), sort="site",
+                              limit=limit + 1, offset=offset)
+        kept += [m for m in batch if in_notice(m, include_excerpts)]
+        if len(batch) <= limit:
+            break
+        offset += len(batch)
+    return kept[:limit], len(kept) > limit
+
+
+def left_out_excerpts(store: Store, *, work: str | None = None, site: str | None = None,
+                      page: str | None = None) -> int:
+    """Confirmed excerpts a notice leaves out unless they are included (at most MAX_ITEMS counted)."""
+    found = store.matches(work=work, site=site, page=page, status=list(NOTICE_STATUSES), limit=MAX_ITEMS)
+    return sum(copy_kind(m.verdict) == EXCERPT for m in found)
+
+
+def nothing_to_notice(store: Store, *, work: str | None = None, site: str | None = None, page: str | None = None,
+                      include_excerpts: bool = False, include_how: str = "include excerpts") -> str:
+    """Why a notice would name nothing, and what to do: one line for people."""
+    what = "".join(part for part in (f" of 《{work}》" if work else "", f" on {site}" if site else "",
+                                     f" on the page {page}" if page else ""))
+    excerpts = 0 if include_excerpts else left_out_excerpts(store, work=work, site=site, page=page)
+    if excerpts:
+        return (f"no confirmed full copy or part{what}, only {excerpts} confirmed "
+                f"excerpt{'s' if excerpts != 1 else ''} (a short quotation, which may be fair use): "
+                f"{include_how} to name {'them' if excerpts != 1 else 'it'}")
+    waiting = store.count_matches(work=work, site=site, page=page, status="new")
+    if waiting:
+        return (f"no confirmed matches{what} ({waiting:,} new match{'es' if waiting != 1 else ''} "
+                f"{'await' if waiting != 1 else 'awaits'} review): {CONFIRM_HOW}")
+    return f"no confirmed matches{what}: {CONFIRM_HOW}"
+
+
+def notice_entries(store: Store, outline: Outline, found: Sequence[MatchRecord]) -> list[dict[str, Any]]:
+    """What a notice says of each match, sorted by site, URL, work and chapter."""
     works: dict[str, Any] = {}
     items = []
-    for m in found[:limit]:
+    for m in found:
         if m.work not in works:
             try:
                 works[m.work] = store.get_work(m.work)
@@ -38,11 +87,22 @@ def notice_items(store: Store, outline: Outline, *, work: str | None = None, sit
         items.append({
             "site": m.site, "page": m.page, "url": url, "work": m.work, "work_title": w.title if w else m.work,
             "author": w.author if w else "", "chapter": m.chapter, "chapter_title": outline.title(m.chapter),
-            "containment": m.containment, "first_seen": m.first_seen, "last_seen": m.last_seen,
-            "excerpt": excerpt(text, longest["page_start"], longest["page_end"], EXCERPT) if longest and text else "",
+            "containment": m.containment, "page_share": m.page_share, "kind": copy_kind(m.verdict),
+            "copied": copy_sentence(m.containment, m.page_share, m.spans),
+            "first_seen": m.first_seen, "last_seen": m.last_seen,
+            "excerpt": excerpt(text, longest["page_start"], longest["page_end"], EXCERPT_CHARS)
+            if longest and text else "",
         })
     items.sort(key=lambda i: (i["site"], i["url"], i["work"], i["chapter"]))
-    return items, more
+    return items
+
+
+def notice_items(store: Store, outline: Outline, *, work: str | None = None, site: str | None = None,
+                 include_excerpts: bool = False, limit: int = MAX_ITEMS) -> tuple[list[dict[str, Any]], bool]:
+    """The entries of a notice (notice_matches, notice_entries); and whether there were more than `limit`."""
+    # notices.mark_sent moves the matches listed here with the same query: keep the two alike
+    found, more = notice_matches(store, work=work, site=site, include_excerpts=include_excerpts, limit=limit)
+    return notice_entries(store, outline, found), more
 
 
 def _when(dt: datetime) -> str:
@@ -50,13 +110,15 @@ def _when(dt: datetime) -> str:
 
 
 def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str = "", today: date | None = None,
-                more: bool = False) -> str:
-    """The notice as plain text, one section per site, ready to edit and send."""
+                more: bool = False, empty: str = "") -> str:
+    """The notice as plain text, one section per site, ready to edit and send; with no items,
+    `empty` (see nothing_to_notice) rather than a notice naming nothing."""
     today = today or datetime.now(timezone.utc).date()
     sender = sender.strip() or "[name of the rights holder]"
     contact = contact.strip() or "[postal address, e-mail and telephone]"
     if not items:
-        return "No confirmed matches to report: confirm matches first, then make the notice.\n"
+        why = empty or f"no confirmed matches: {CONFIRM_HOW}"
+        return f"No notice: {why}.\n"
     by_site: dict[str, list[dict[str, Any]]] = {}
     for i in items:
         by_site.setdefault(i["site"], []).append(i)
@@ -74,14 +136,17 @@ def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str =
             "We hold the rights to the following work(s):",
             *(f"  - 《{t}》" + (f" by {a}" if a else "") for t, a in sorted(works)),
             "",
-            f"The {len({r['url'] for r in rows})} page(s) listed below reproduce chapters of these works without",
+            f"The {len({r['url'] for r in rows})} page(s) listed below reproduce "
+            + ("chapters" if all(r["kind"] == FULL_COPY for r in rows) else "chapters, or parts of chapters,")
+            + " of these works without",
             "our permission. We ask you to remove them, or disable access to them, without delay.",
             "",
         ]
         for n, r in enumerate(rows, 1):
             lines += [
                 f"{n}. {r['url']}",
-                f"   Copies: 《{r['work_title']}》 {r['chapter_title']} ({r['containment']:.0%} of the chapter)",
+                f"   Copies: 《{r['work_title']}》 {r['chapter_title']} ({r['kind']})",
+                f"   What was copied: {r['copied']}",
                 f"   First seen: {_when(r['first_seen'])}; last seen: {_when(r['last_seen'])}",
             ]
             if r["excerpt"]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +13,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from tracker.evidence.package import verify_package
 from tracker.evidence.warc import Exchange, exchange_warc, read_warc
+from tracker.store import MatchRecord, Page
 from tracker.store.evidence import Evidence
 from tracker.store.open import open_store
 from web.catalog import ChapterCatalog
@@ -24,6 +26,11 @@ PAGE = "https://biquge.example/1.html"
 SERVED = ("<html><body>广告" + "陈守义坐在茶馆靠窗的位置" + "</body></html>").encode("gbk")
 
 
+def confirm_both(store) -> None:
+    for page, chapter in ((PAGE, "山城旧事/第1章"), ("https://biquge.example/2.html", "山城旧事/第2章")):
+        store.set_match_status(page, chapter, "confirmed", by="t")
+
+
 def keep_warc(store, page: str = PAGE) -> bytes:
     data = exchange_warc(Exchange(url=page, headers=[("Content-Type", "text/html; charset=gbk")], body=SERVED,
                                   fetched_at=T0)).data
@@ -33,6 +40,7 @@ def keep_warc(store, page: str = PAGE) -> bytes:
 
 def test_the_package_of_a_page_holds_its_warc_report_notice_and_manifest(store):
     data = keep_warc(store)
+    store.set_match_status(PAGE, "山城旧事/第1章", "confirmed", by="t")
     out = io.BytesIO()
     packed = build_package(store, ChapterCatalog().outline(store), select_page(store, PAGE), out, pdf=False,
                            sender="林岚工作室")
@@ -51,6 +59,7 @@ def test_the_package_of_a_page_holds_its_warc_report_notice_and_manifest(store):
 
 def test_a_work_on_a_site_and_a_page_without_capture(store):
     keep_warc(store)
+    confirm_both(store)
     out = io.BytesIO()
     selection = select_work_site(store, "山城旧事", "biquge")
     assert selection.pages == ["https://biquge.example/1.html", "https://biquge.example/2.html"]
@@ -61,6 +70,68 @@ def test_a_work_on_a_site_and_a_page_without_capture(store):
         select_work_site(store, "山城旧事", "nowhere")
     with pytest.raises(NothingToPack, match="no page"):
         select_page(store, "https://nowhere.example/")
+
+
+def test_a_page_with_no_confirmed_match_gets_no_notice_but_the_reason(store):
+    keep_warc(store)
+    out = io.BytesIO()
+    packed = build_package(store, ChapterCatalog().outline(store), select_page(store, PAGE), out, pdf=False)
+    why = (f"no confirmed matches on the page {PAGE} (1 new match awaits review): confirm them on the Matches page "
+           "or with `fptrack set-status PAGE CHAPTER confirmed` first")
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as z:
+        notice = z.read("notice.txt").decode()
+        manifest = json.loads(z.read("manifest.json"))
+    assert notice == f"No notice: {why}.\n" and "NOTICE OF COPYRIGHT" not in notice
+    assert packed.warnings == [f"notice.txt names no copy: {why}"] and manifest["warnings"] == packed.warnings
+
+
+def blog_excerpt(store) -> str:
+    """A blog review quoting a sentence of chapter 1, confirmed: an excerpt, which may be fair use."""
+    blog = "https://blog.example/review.html"
+    store.upsert_page(Page(key=blog, url=blog, site="biquge", text="书评：" + CH1[:12] + "。", fetched_at=T0))
+    store.upsert_match(MatchRecord(page=blog, chapter="山城旧事/第1章", work="山城旧事", site="biquge",
+                                   similarity=0.2, containment=0.15, page_share=0.6, verdict="excerpt",
+                                   scores={"winnow": 0.15, "longest_run": 12},
+                                   spans=[{"page_start": 3, "page_end": 15, "original_start": 0, "original_end": 12}],
+                                   first_seen=T0, last_seen=T0))
+    store.set_match_status(blog, "山城旧事/第1章", "confirmed", by="t")
+    return blog
+
+
+def test_a_work_on_a_site_packs_its_confirmed_copies_and_excerpts_only_when_included(store):
+    blog = blog_excerpt(store)
+    store.set_match_status(PAGE, "山城旧事/第1章", "confirmed", by="t")  # page 2 stays new
+    outline = ChapterCatalog().outline(store)
+    selection = select_work_site(store, "山城旧事", "biquge")
+    assert selection.pages == [PAGE]
+    out = io.BytesIO()
+    build_package(store, outline, selection, out, pdf=False, sender="林岚工作室")
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as z:
+        notice, report = z.read("notice.txt").decode(), z.read("report.html").decode()
+    assert PAGE in notice and blog not in notice and "biquge.example/2.html" not in notice
+    assert "biquge.example/2.html" not in report and blog not in report
+    with_excerpts = select_work_site(store, "山城旧事", "biquge", include_excerpts=True)
+    assert with_excerpts.pages == [PAGE, blog]
+    out = io.BytesIO()
+    build_package(store, outline, with_excerpts, out, pdf=False, include_excerpts=True)
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as z:
+        notice = z.read("notice.txt").decode()
+    assert blog in notice and "(excerpt)" in notice and PAGE in notice
+
+
+def test_the_package_of_a_page_quoted_in_a_review_names_it_only_when_included(store):
+    blog = blog_excerpt(store)
+    outline = ChapterCatalog().outline(store)
+    out = io.BytesIO()
+    packed = build_package(store, outline, select_page(store, blog), out, pdf=False)
+    assert packed.warnings[-1] == (
+        f"notice.txt names no copy: no confirmed full copy or part on the page {blog}, only 1 confirmed excerpt "
+        "(a short quotation, which may be fair use): add --include-excerpts to name it")
+    out = io.BytesIO()
+    packed = build_package(store, outline, select_page(store, blog), out, pdf=False, include_excerpts=True)
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as z:
+        assert blog in z.read("notice.txt").decode()
+    assert not any("notice.txt" in w for w in packed.warnings)
 
 
 def test_the_report_escapes_what_pages_hold(store):
@@ -91,6 +162,39 @@ def test_signed_in_users_download_the_zip(viewer, store, monkeypatch):
         assert any("no report.pdf" in w for w in json.loads(z.read("manifest.json"))["warnings"])
     assert viewer.get("/evidence/package?page_key=https://nowhere.example/").status_code == 404
     assert viewer.get("/evidence/package").status_code == 400
+
+
+def test_the_web_package_takes_sender_contact_and_excerpts_as_the_command_does(viewer, store, monkeypatch):
+    monkeypatch.setenv("FPT_CHROMIUM", "/nonexistent/chromium")
+    blog = blog_excerpt(store)
+
+    def notice(**query) -> str:
+        r = viewer.get("/evidence/package", query_string=query)
+        assert r.status_code == 200, r.get_data(as_text=True)
+        with zipfile.ZipFile(io.BytesIO(r.get_data())) as z:
+            return z.read("notice.txt").decode()
+
+    store.set_match_status(PAGE, "山城旧事/第1章", "confirmed", by="t")
+    text = notice(page_key=PAGE, sender="林岚工作室", contact="rights@example.com")
+    assert "From: 林岚工作室\nContact: rights@example.com" in text and "Signed: 林岚工作室" in text
+    assert "[name of the rights holder]" in notice(page_key=PAGE)  # the default organisation has no name to give
+    assert notice(page_key=blog).startswith("No notice: no confirmed full copy or part on the page")
+    assert blog in notice(page_key=blog, include_excerpts="1").split("Copies:")[0]
+    assert viewer.get("/evidence/package", query_string={"page_key": blog, "include_excerpts": "x"}).status_code == 400
+
+
+def test_the_command_includes_excerpts_when_asked(home, tmp_path):
+    s = open_store(None, Path(home["FPT_HOME"]))
+    blog_excerpt(s)
+    s.close()
+    out = str(tmp_path / "p.zip")
+    left_out = run(["--work", "山城旧事", "--site", "biquge", "-o", out, "--no-pdf"], home)
+    assert left_out.exit_code == 1 and "only 1 confirmed excerpt" in left_out.output
+    assert "add --include-excerpts to name it" in left_out.output
+    named = run(["--work", "山城旧事", "--site", "biquge", "-o", out, "--no-pdf", "--include-excerpts"], home)
+    assert named.exit_code == 0 and "1 match(es) on 1 page(s)" in named.output
+    with zipfile.ZipFile(out) as z:
+        assert "blog.example/review.html" in z.read("notice.txt").decode()
 
 
 def test_the_evidence_page_links_to_the_package(admin):
@@ -141,6 +245,14 @@ def test_the_command_says_what_is_wrong(home, tmp_path):
     no_browser = run([PAGE, "-o", out], home)  # a PDF asked for, no chromium: the fix is named
     assert no_browser.exit_code == 1 and "--no-pdf" in no_browser.output
     assert not (tmp_path / "p.zip").exists() and not list(tmp_path.glob(".evidence-*"))  # nothing half-made
+    unreviewed = run(["--work", "山城旧事", "--site", "biquge", "-o", out, "--no-pdf"], home)
+    assert unreviewed.exit_code == 1 and not (tmp_path / "p.zip").exists()
+    assert unreviewed.output == ("Error: no confirmed matches of 《山城旧事》 on biquge (2 new matches await review): "
+                                 "confirm them on the Matches page or with `fptrack set-status PAGE CHAPTER confirmed` "
+                                 "first\n")
+    s = open_store(None, Path(home["FPT_HOME"]))
+    confirm_both(s)
+    s.close()
     work = run(["--work", "山城旧事", "--site", "biquge", "-o", out, "--no-pdf"], home)
     assert work.exit_code == 0 and "2 match(es) on 2 page(s)" in work.output
     assert "warning: page 2" in work.output

@@ -150,7 +150,7 @@ def test_search_finds_works_sites_and_urls(admin):
 
 def test_takedown_page_lists_confirmed_matches(admin, store):
     html = text(admin.get("/takedown?work=山城旧事"))
-    assert "No confirmed matches" in html
+    assert "No notice: no confirmed matches of 《山城旧事》 (3 new matches await review)" in html
     store.set_match_status(*M1, "confirmed", by="t")
     html = text(admin.get("/takedown?work=山城旧事&sender=林岚工作室"))
     assert "1 confirmed match of" in html and "https://biquge.example/1.html" in html
