@@ -13,7 +13,7 @@ from flask import abort, request
 from fingerprint.scrub import scrub
 from tracker.store import MATCH_SORTS, MATCH_STATUSES, PAGE_STATUSES
 
-#: What a report counts: "active" is every match status but dismissed (judged not a copy).
+#: What a report counts: "active" is the copies still up (tracker.store.ACTIVE_STATUSES: not removed, not dismissed).
 ACTIVE = "active"
 SCOPES = (ACTIVE, "all", *MATCH_STATUSES)
 MAX_PER_PAGE = 500

@@ -5,8 +5,13 @@ Nothing here loads every match into Python: lists come one page at a time
 exports read in batches. Every function returns plain dicts and lists, the
 same for the HTML views and the JSON API.
 
-Reports count "active" matches by default: every status but dismissed, since a
-dismissed match is one an admin judged not to be a copy.
+Reports count "active" matches by default: the copies still up (new, confirmed,
+takedown-sent; tracker.store.ACTIVE_STATUSES), neither removed after a takedown nor
+dismissed as no copy.
+
+A chapter "copied" is one copied in full somewhere (the whole chapter on a page); chapters
+copied only in part, or only quoted in an excerpt, are counted apart (tracker.store.totals),
+each chapter under the most any copy of it carries.
 """
 from __future__ import annotations
 
@@ -15,14 +20,16 @@ from datetime import date, datetime, timedelta, timezone
 from functools import cached_property
 from typing import Any
 
-from tracker.store import MATCH_STATUSES, PAGE_STATUSES, CrawlRun, MatchRecord, NotFound, Page, Store
+from tracker import notify
+from tracker.store import ACTIVE_STATUSES, PAGE_STATUSES, CrawlRun, MatchRecord, NotFound, Page, Store
+from tracker.store.totals import best_kind, describe, kind_counts
 
 from .catalog import ChapterCatalog, Outline
 from .params import ACTIVE, Paging
 from .snapshots import Snapshots
 
-ACTIVE_STATUSES = tuple(s for s in MATCH_STATUSES if s != "dismissed")
 EXPORT_BATCH = 1000
+CRAWLS_LOOKED_AT = 50  # the latest crawl runs the dashboard looks through for failed ones
 MATRIX_SITES = 25  # columns of the chapter-by-site matrix in HTML (the JSON has every site)
 TOP = 10
 
@@ -42,14 +49,22 @@ def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
 
 
 def statuses_of(scope: str) -> str | list[str] | None:
-    """The match statuses a scope stands for: "all" (None), one status, or "active" (every status but dismissed)."""
+    """The match statuses a scope stands for: "all" (None), one status, or "active" (the copies still up)."""
     return None if scope == "all" else list(ACTIVE_STATUSES) if scope == ACTIVE else scope
 
 
 def summary(store: Store, by: Sequence[str], *, scope: str = ACTIVE, work: str | None = None,
             site: str | None = None) -> list[dict[str, Any]]:
-    """Matches grouped by `by` in a scope: "all", one status, or "active" (every status but dismissed)."""
+    """Matches grouped by `by` in a scope: "all", one status, or "active" (the copies still up)."""
     return store.match_totals(by, work=work, site=site, status=statuses_of(scope))
+
+
+def kind_fields(kinds: dict[str, int], chapters: int) -> dict[str, Any]:
+    """A report's counts of chapters by the most any copy of each carries: "copied" (in full),
+    "in_part", "excerpted", "chapters_found" (any of them), and "coverage" (copied in full / chapters)."""
+    found = sum(kinds.values())
+    return {"copied": kinds["full"], "in_part": kinds["part"], "excerpted": kinds["excerpt"],
+            "chapters_found": found, "coverage": kinds["full"] / chapters if chapters else 0.0}
 
 
 def fill_days(counts: dict[str, int], days: int, today: date | None = None) -> list[dict[str, Any]]:
@@ -101,28 +116,48 @@ class Reports:
     def _dashboard(self, days: int, today: date | None) -> dict[str, Any]:
         per_day = {str(r["day"]): r["matches"] for r in self.store.match_totals(["day"])}
         top = summary(self.store, ["site"])[:TOP]
+        counts = self.store.counts()
         return {
-            "counts": self.store.counts(),
+            "counts": counts,
+            "active": sum(counts["matches"].get(s, 0) for s in ACTIVE_STATUSES),
             "per_day": fill_days(per_day, days, today),
             "top_sites": [{"site": r["site"], "matches": r["matches"], "first_seen": r["first_seen"],
                            "last_seen": r["last_seen"]} for r in top],
             "failures": [page_row(p) for p in self.store.failures(TOP)],
+            "crawl_failures": self._crawl_failures(),
         }
+
+    def _crawl_failures(self) -> list[dict[str, Any]]:
+        """The latest crawl runs that failed (pages failed, nothing fetched, or an abnormal end: the
+        runs a crawl-failed event is raised for), with why: pages that failed while crawling are
+        counted in their run, not kept as pages."""
+        out = []
+        for run in self.store.crawl_runs(limit=CRAWLS_LOOKED_AT):
+            event = notify.crawl_failed_event(run)
+            if event is not None:
+                out.append({**run_row(run), "why": event.summary})
+                if len(out) == TOP:
+                    break
+        return out
 
     # ---- works -----------------------------------------------------------------
 
     def works(self, scope: str = ACTIVE) -> list[dict[str, Any]]:
-        """Every work with how much of it is copied and where."""
+        """Every work with how much of it is copied (in full, in part, in an excerpt) and where."""
         return self.snapshots.get(("works", scope), lambda: self._works(scope))
 
     def _works(self, scope: str) -> list[dict[str, Any]]:
         agg: dict[str, dict[str, Any]] = {}
-        for r in summary(self.store, ["work", "chapter"], scope=scope):
-            a = agg.setdefault(r["work"], {"copied": 0, "matches": 0, "first_seen": None, "last_seen": None})
-            a["copied"] += 1
+        verdicts: dict[tuple[str, str], list[str]] = {}
+        for r in summary(self.store, ["work", "chapter", "verdict"], scope=scope):
+            a = agg.setdefault(r["work"], {"matches": 0, "first_seen": None, "last_seen": None})
             a["matches"] += r["matches"]
             a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
             a["last_seen"] = _later(a["last_seen"], r["last_seen"])
+            verdicts.setdefault((r["work"], r["chapter"]), []).append(r["verdict"])
+        kinds: dict[str, list[str | None]] = {}
+        for (work, _), vs in verdicts.items():
+            kinds.setdefault(work, []).append(best_kind(vs))
         sites: dict[str, int] = {}
         for r in summary(self.store, ["work", "site"], scope=scope):
             sites[r["work"]] = sites.get(r["work"], 0) + 1
@@ -130,9 +165,8 @@ class Reports:
         for w in self.store.works():
             a = agg.get(w.id, {})
             total = self.outline.count(w.id)
-            copied = a.get("copied", 0)
-            rows.append({"work": w.id, "title": w.title, "author": w.author, "chapters": total, "copied": copied,
-                         "coverage": copied / total if total else 0.0, "matches": a.get("matches", 0),
+            rows.append({"work": w.id, "title": w.title, "author": w.author, "chapters": total,
+                         **kind_fields(kind_counts(kinds.get(w.id, [])), total), "matches": a.get("matches", 0),
                          "sites": sites.get(w.id, 0), "first_seen": a.get("first_seen"),
                          "last_seen": a.get("last_seen"), "registered": w.created_at})
         return rows
@@ -147,20 +181,24 @@ class Reports:
         total = len(chapters)
         sites: dict[str, dict[str, Any]] = {}
         by_chapter: dict[str, dict[str, Any]] = {}
-        for r in summary(self.store, ["site", "chapter"], scope=scope, work=w.id):
-            s = sites.setdefault(r["site"], {"site": r["site"], "copied": 0, "matches": 0, "first_seen": None,
-                                             "last_seen": None})
+        on_site: dict[tuple[str, str], list[str]] = {}  # (site, chapter) -> its copies' verdicts
+        for r in summary(self.store, ["site", "chapter", "verdict"], scope=scope, work=w.id):
+            s = sites.setdefault(r["site"], {"site": r["site"], "matches": 0, "first_seen": None, "last_seen": None})
             c = by_chapter.setdefault(r["chapter"], {"by_site": {}, "matches": 0, "first_seen": None,
-                                                      "last_seen": None})
+                                                      "last_seen": None, "verdicts": []})
             for a in (s, c):
                 a["matches"] += r["matches"]
                 a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
                 a["last_seen"] = _later(a["last_seen"], r["last_seen"])
-            s["copied"] += 1
-            c["by_site"][r["site"]] = r["matches"]
-        ranked = sorted(sites.values(), key=lambda s: (-s["copied"], -s["matches"], s["site"]))
-        for s in ranked:
-            s["coverage"] = s["copied"] / total if total else 0.0
+            c["by_site"][r["site"]] = c["by_site"].get(r["site"], 0) + r["matches"]
+            c["verdicts"].append(r["verdict"])
+            on_site.setdefault((r["site"], r["chapter"]), []).append(r["verdict"])
+        site_kinds: dict[str, list[str | None]] = {}
+        for (site, _), vs in on_site.items():
+            site_kinds.setdefault(site, []).append(best_kind(vs))
+        for name, s in sites.items():
+            s.update(kind_fields(kind_counts(site_kinds[name]), total))
+        ranked = sorted(sites.values(), key=lambda s: (-s["copied"], -s["chapters_found"], -s["matches"], s["site"]))
         rows = []
         known = set()
         for info in chapters:
@@ -168,11 +206,11 @@ class Reports:
             rows.append(self._chapter_row(info.key, info.title, info.number, by_chapter.get(info.key), True))
         for key in sorted(set(by_chapter) - known):  # matches stay when a chapter is deleted
             rows.append(self._chapter_row(key, self.outline.title(key), None, by_chapter[key], False))
-        copied = sum(1 for r in rows if r["matches"] and r["registered"])
+        kinds = kind_counts(r["kind"] for r in rows if r["registered"])
         return {
             "work": {"work": w.id, "title": w.title, "author": w.author, "registered": w.created_at},
             "scope": scope,
-            "totals": {"chapters": total, "copied": copied, "coverage": copied / total if total else 0.0,
+            "totals": {"chapters": total, **kind_fields(kinds, total), "summary": describe(kinds, total),
                        "sites": len(ranked), "matches": sum(s["matches"] for s in ranked),
                        "first_seen": min((s["first_seen"] for s in ranked if s["first_seen"]), default=None),
                        "last_seen": max((s["last_seen"] for s in ranked if s["last_seen"]), default=None)},
@@ -187,10 +225,10 @@ class Reports:
     @staticmethod
     def _chapter_row(key: str, title: str, number: int | None, agg: dict[str, Any] | None,
                      registered: bool) -> dict[str, Any]:
-        agg = agg or {"by_site": {}, "matches": 0, "first_seen": None, "last_seen": None}
+        agg = agg or {"by_site": {}, "matches": 0, "first_seen": None, "last_seen": None, "verdicts": []}
         return {"chapter": key, "title": title, "number": number, "registered": registered,
-                "matches": agg["matches"], "sites": len(agg["by_site"]), "by_site": agg["by_site"],
-                "first_seen": agg["first_seen"], "last_seen": agg["last_seen"]}
+                "kind": best_kind(agg["verdicts"]), "matches": agg["matches"], "sites": len(agg["by_site"]),
+                "by_site": agg["by_site"], "first_seen": agg["first_seen"], "last_seen": agg["last_seen"]}
 
     # ---- sites -----------------------------------------------------------------
 
@@ -235,20 +273,27 @@ class Reports:
             config = None
         pages = {s: self.store.count_pages(site=name, status=s) for s in PAGE_STATUSES}
         works: dict[str, dict[str, Any]] = {}
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for r in summary(self.store, ["work", "chapter", "verdict"], scope=scope, site=name):
+            w = works.setdefault(r["work"], {"work": r["work"], "matches": 0, "first_seen": None, "last_seen": None,
+                                             "kinds": []})
+            c = found.setdefault((r["work"], r["chapter"]), {
+                "chapter": r["chapter"], "title": self.outline.title(r["chapter"]), "work": r["work"], "matches": 0,
+                "first_seen": None, "last_seen": None, "verdicts": []})
+            for a in (w, c):
+                a["matches"] += r["matches"]
+                a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
+                a["last_seen"] = _later(a["last_seen"], r["last_seen"])
+            c["verdicts"].append(r["verdict"])
         chapters = []
-        for r in summary(self.store, ["work", "chapter"], scope=scope, site=name):
-            w = works.setdefault(r["work"], {"work": r["work"], "copied": 0, "matches": 0, "first_seen": None,
-                                             "last_seen": None})
-            w["copied"] += 1
-            w["matches"] += r["matches"]
-            w["first_seen"] = _earlier(w["first_seen"], r["first_seen"])
-            w["last_seen"] = _later(w["last_seen"], r["last_seen"])
-            chapters.append({"chapter": r["chapter"], "title": self.outline.title(r["chapter"]), "work": r["work"],
-                             "matches": r["matches"], "first_seen": r["first_seen"], "last_seen": r["last_seen"]})
+        for c in sorted(found.values(), key=lambda c: (-c["matches"], c["work"], c["chapter"])):
+            c["kind"] = best_kind(c.pop("verdicts"))
+            works[c["work"]]["kinds"].append(c["kind"])
+            chapters.append(c)
         for w in works.values():
             total = self.outline.count(w["work"])
             w["chapters"] = total
-            w["coverage"] = w["copied"] / total if total else 0.0
+            w.update(kind_fields(kind_counts(w.pop("kinds")), total))
         crawl = [run_row(r) for r in self.store.crawl_runs(site=name, limit=runs)]
         if config is None and not any(pages.values()) and not works and not crawl:
             raise NotFound(f"no site named {name!r} in the configuration, pages or matches")
@@ -261,7 +306,7 @@ class Reports:
                                                    "updated_at": config.updated_at},
             "scope": scope,
             "pages": pages,
-            "works": sorted(works.values(), key=lambda w: (-w["copied"], -w["matches"], w["work"])),
+            "works": sorted(works.values(), key=lambda w: (-w["copied"], -w["chapters_found"], -w["matches"], w["work"])),
             "chapters": chapters[:100],
             "chapters_total": len(chapters),
             "crawls": crawl,

@@ -12,7 +12,7 @@ from .conftest import T0, XSS_ATTR
 M1 = ("https://biquge.example/1.html", "山城旧事/第1章")
 
 
-def test_active_scope_adds_up_every_status_but_dismissed(store):
+def test_active_scope_adds_up_the_copies_still_up(store):
     store.set_match_status(*M1, "confirmed", by="t")
     store.set_match_status("evil-1", "山城旧事/第1章", "dismissed", by="t")
     rows = {r["site"]: r for r in summary(store, ["site", "chapter"])}
@@ -67,4 +67,6 @@ def test_works_list_counts_sites_and_coverage(store):
     store.upsert_match(MatchRecord(page="p", chapter="山城旧事/第3章", work="山城旧事", site="other",
                                    similarity=0.5, containment=0.5, page_share=0.5, verdict="part"))
     w = Reports(store, ChapterCatalog()).works()[0]
-    assert (w["copied"], w["chapters"], w["coverage"], w["sites"], w["matches"]) == (3, 3, 1.0, 3, 4)
+    # coverage is of chapters copied in full: the part of chapter 3 is counted apart
+    assert (w["copied"], w["in_part"], w["chapters"], w["coverage"], w["sites"], w["matches"]) == (
+        2, 1, 3, 2 / 3, 3, 4)
