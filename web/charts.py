@@ -57,15 +57,20 @@ def bar_chart(items: Sequence[tuple[str, float]], *, title: str, width: int = 52
     return _svg(width, height, title, body)
 
 
-def day_chart(points: Sequence[tuple[str, float]], *, title: str, width: int = 720, height: int = 180) -> Markup:
-    """Vertical bars, one per (day, value) in the given order, with the first, last and weekly days labelled."""
+def day_chart(points: Sequence[tuple[str, float]], *, title: str, width: int = 520, height: int = 170,
+              max_bar: float = 28) -> Markup:
+    """Vertical bars, one per (day, value) in the given order, with the first, last and weekly days labelled.
+
+    Each day has a slot of the plot's width / days; its bar is 80% of the slot, at most `max_bar`
+    wide, centred in it, so one day is one bar in the middle of the chart, not a slab across it.
+    """
     if not points or not any(v for _, v in points):
         return _empty(width, height, title)
     left, bottom, top_pad = 40, 22, 10
     plot_w, plot_h = width - left - 8, height - bottom - top_pad
     top = max(v for _, v in points)
     step = plot_w / len(points)
-    bar_w = max(1.0, step * 0.8)
+    bar_w = max(1.0, min(step * 0.8, max_bar))
     base = top_pad + plot_h
     body = [
         Markup('<line class="chart-axis" x1="{x}" y1="{y}" x2="{x2}" y2="{y}" stroke="#999"/>').format(
@@ -83,7 +88,7 @@ def day_chart(points: Sequence[tuple[str, float]], *, title: str, width: int = 7
             '<title>{day}: {v}</title></rect>'
         ).format(x=x, y=base - h, w=bar_w, h=h, fill=BAR_FILL, day=day, v=_num(value)))
         if i in (0, last) or (i % 7 == 0 and last - i >= 4):
-            anchor = "start" if i == 0 else "end" if i == last else "middle"
+            anchor = "middle" if last == 0 else "start" if i == 0 else "end" if i == last else "middle"
             body.append(Markup('<text class="chart-label" x="{x:.1f}" y="{y}" text-anchor="{a}">{d}</text>').format(
                 x=x + bar_w / 2 if anchor == "middle" else (x if i == 0 else x + bar_w), y=height - 6, a=anchor,
                 d=str(day)[5:] or day))
