@@ -8,6 +8,7 @@ from fingerprint.engine import verdict_reason
 from fingerprint.models import Document
 from fingerprint.track import Tracker
 from tracker.store import NotFound, Store
+from tracker.wording import copy_kind, copy_summary, score_lines
 
 from .catalog import Outline
 from .highlight import excerpt, segments, side_spans
@@ -49,7 +50,9 @@ def match_evidence(store: Store, outline: Outline, page: str, chapter: str) -> d
         "match": {"page": m.page, "chapter": m.chapter, "chapter_title": outline.title(m.chapter), "work": m.work,
                   "site": m.site, "verdict": m.verdict, "similarity": m.similarity, "containment": m.containment,
                   "verdict_why": verdict_reason(m.containment, m.page_share, m.verdict),
-                  "page_share": m.page_share, "scores": dict(m.scores), "spans": list(m.spans), "status": m.status,
+                  "kind": copy_kind(m.verdict), "summary": copy_summary(m.verdict, m.containment, m.page_share, m.spans),
+                  "page_share": m.page_share, "scores": dict(m.scores), "score_lines": score_lines(m.scores),
+                  "spans": list(m.spans), "status": m.status,
                   "first_seen": m.first_seen, "last_seen": m.last_seen, "history": list(m.history)},
         "page": None if p is None else {**page_row(p), "text": p.text},
         "chapter": None if ch is None else {"key": ch.key, "work": ch.work, "title": ch.title, "number": ch.number,
@@ -78,7 +81,8 @@ def check_text(tracker: Tracker, store: Store, outline: Outline, text: str) -> d
             "chapter": m.original, "chapter_title": outline.title(m.original), "work": m.original.split("/", 1)[0],
             "verdict": m.verdict, "similarity": m.similarity, "containment": m.containment,
             "verdict_why": verdict_reason(m.containment, m.page_share, m.verdict, tracker.config),
-            "page_share": m.page_share, "scores": dict(m.scores), "spans": spans,
+            "kind": copy_kind(m.verdict), "summary": copy_summary(m.verdict, m.containment, m.page_share, spans),
+            "page_share": m.page_share, "scores": dict(m.scores), "score_lines": score_lines(m.scores), "spans": spans,
             "passages": passages(spans, text, original),
         })
     all_spans = [span for r in results for span in side_spans(r["spans"], "page")]

@@ -51,7 +51,7 @@ def test_the_package_of_a_page_holds_its_warc_report_notice_and_manifest(store):
         report = z.read("report.html").decode()
         notice = z.read("notice.txt").decode()
         manifest = json.loads(z.read("manifest.json"))
-    assert "<mark>" + CH1[:10] in report and "duplicate" in report and "winnow" in report
+    assert "<mark>" + CH1[:10] in report and "full copy" in report and "winnow" in report
     assert "NOTICE OF COPYRIGHT INFRINGEMENT" in notice and PAGE in notice and "From: 林岚工作室" in notice
     assert manifest["selection"] == {"page": PAGE} and [m["page"] for m in manifest["matches"]] == [PAGE]
     assert manifest["pages"][0]["files"] == [warc] and packed.warnings == []
@@ -132,6 +132,27 @@ def test_the_package_of_a_page_quoted_in_a_review_names_it_only_when_included(st
     with zipfile.ZipFile(io.BytesIO(out.getvalue())) as z:
         assert blog in z.read("notice.txt").decode()
     assert not any("notice.txt" in w for w in packed.warnings)
+
+
+def test_the_report_opens_with_what_was_copied_in_words_and_keeps_the_scores_under_technical_details(store):
+    import re
+
+    out = io.BytesIO()
+    build_package(store, ChapterCatalog().outline(store), select_page(store, PAGE), out, pdf=False)
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as z:
+        report = z.read("report.html").decode()
+    sentence = (f"Full copy: 100% of the chapter appears on this page, in 1 passage of {len(CH1)} characters; "
+                "the page is 90% this chapter.")
+    assert report.count(sentence) == 2  # in "What was copied" and at the head of the match's section
+    assert report.index(sentence) < report.index("<h2>Summary</h2>")
+    details = re.findall(r"<details class=\"technical\">(.*?)</details>", report, re.S)
+    assert len(details) == 1 and "<details class=\"technical\" open" not in report
+    assert "<summary>Technical details</summary>" in details[0]
+    outside = report.replace(details[0], "")
+    for name in ("simhash_distance", "minhash_jaccard", "winnow"):
+        assert name not in outside and f"<th>{name}</th>" in details[0]
+    assert "<th>simhash_distance</th><td class=\"n\">3</td><td>bits that differ" in details[0]
+    assert "<td>full copy</td>" in outside
 
 
 def test_the_report_escapes_what_pages_hold(store):
