@@ -125,9 +125,11 @@ def register_work(ctx: Context, title: str, path: str | Path | None = None, *, a
     return report
 
 
-def register_chapter(ctx: Context, chapter: Chapter) -> tuple[Chapter, str]:
+def register_chapter(ctx: Context, chapter: Chapter, *, keep: bool = True) -> tuple[Chapter, str]:
     """Store a chapter; when its text is new or changed, fingerprint and index it.
-    Returns the stored chapter and what happened: "added", "changed", "unchanged" or "empty"."""
+    Returns the stored chapter and what happened: "added", "changed", "unchanged" or "empty".
+    `keep=False` does not keep the prepared chapter in the matcher's cache (an upload of
+    thousands of chapters would otherwise hold a GB of them for nothing)."""
     is_new = _known_doc(ctx, chapter.key) is None
     ch, changed = ctx.store.upsert_chapter(chapter)
     if not changed:
@@ -141,7 +143,8 @@ def register_chapter(ctx: Context, chapter: Chapter) -> tuple[Chapter, str]:
         ctx.index.remove(ch.doc)
         return ch, "empty"
     ctx.index.add(ch.doc, keys)
-    ctx.tracker.originals[ch.doc] = p
+    if keep:
+        ctx.tracker.originals[ch.doc] = p
     return ch, "added" if is_new else "changed"
 
 

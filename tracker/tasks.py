@@ -276,9 +276,10 @@ def daily(self: PipelineTask) -> dict[str, Any]:
 
     expired = expire_evidence(ctx.store, ctx.settings.evidence_days)
     purged = expire_old_events(ctx)
+    unfinished = remove_unfinished_uploads(ctx)
     summary = {"discovered": found, "queued": len(queued), "retried": len(retried), "images": len(images),
                "evidence_removed": expired.removed, "events_removed": purged.events,
-               "deliveries_removed": purged.deliveries}
+               "deliveries_removed": purged.deliveries, "unfinished_uploads_removed": unfinished}
     log.info("daily run: %s", summary)
     return summary
 
@@ -338,6 +339,19 @@ def expire_old_events(ctx: Context) -> Any:
         log.warning("daily removal of old notification events failed: %s",
                     str(e).splitlines()[0] if str(e) else type(e).__name__)
         return Purged()
+
+
+def remove_unfinished_uploads(ctx: Context) -> list[str]:
+    """Remove what uploads stopped part-way a day ago or more left (tracker.uploads.remove_unfinished).
+    A failure is one line in the log: the daily run goes on."""
+    from .uploads import remove_unfinished
+
+    try:
+        return remove_unfinished(ctx)
+    except Exception as e:  # noqa: BLE001 - housekeeping; the next daily run tries again
+        log.warning("daily removal of unfinished uploads failed: %s",
+                    str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return []
 
 
 #: Longest a scheduled crawl may take before it is stopped (its frontier is kept: the next one resumes it).

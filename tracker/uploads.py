@@ -29,7 +29,9 @@ import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path, PurePosixPath
+from typing import Any, BinaryIO, Union
 
 from fingerprint.encoding import decode
 from fingerprint.errors import InputError
@@ -42,7 +44,7 @@ from .registry import ChapterInput, RegisterReport, chapters_from, register_chap
 from .store import Chapter, NotFound, StoreError, Work, content_hash
 
 __all__ = ["EditionIncomplete", "EditionReport", "Limits", "NoWork", "Upload", "UploadError", "WorkExists",
-           "read_upload", "register_upload", "remove_work"]
+           "own_work_id", "read_upload", "register_upload", "remove_unfinished", "remove_work"]
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip with entries; an empty zip
 ARCHIVE_SUFFIXES = frozenset(".zip .rar .7z .gz .tgz .bz2 .xz .tar .jar .epub .cbz .apk".split())
@@ -89,7 +91,7 @@ class EditionIncomplete(StoreError):
 @dataclass(frozen=True)
 class Limits:
     max_bytes: int = 32 * 1024 * 1024  # the upload itself
-    max_total: int = 128 * 1024 * 1024  # everything a zip decompresses to
+    max_total: int = 64 * 1024 * 1024  # everything a zip decompresses to
     max_entry: int = 32 * 1024 * 1024  # one entry of a zip, decompressed
     max_entries: int = 10_000
     max_ratio: int = 100  # decompressed / compressed, per entry of more than RATIO_FLOOR bytes
@@ -106,19 +108,46 @@ class Upload:
 
 # ---- reading -------------------------------------------------------------------------------
 
-def read_upload(filename: str, data: bytes, limits: Limits = Limits()) -> Upload:
-    """The chapters of an uploaded file; raises UploadError (never anything else for bad bytes)."""
-    if len(data) > limits.max_bytes:
-        raise UploadError(f"the file is {len(data):,} bytes; upload at most {limits.max_bytes:,} bytes "
+Source = Union[bytes, str, Path, BinaryIO]
+CHUNK = 64 * 1024
+
+
+def read_upload(filename: str, data: Source, limits: Limits = Limits()) -> Upload:
+    """The chapters of an uploaded file (its bytes, a path, or a binary file open for reading, as
+    werkzeug spools an upload to disk); raises UploadError (never anything else for bad bytes).
+    A zip is never unpacked in memory: its entries are copied to a temporary folder in chunks,
+    within the budgets, and read from there."""
+    if isinstance(data, (str, Path)):
+        with open(data, "rb") as f:
+            return read_upload(filename, f, limits)
+    stream: BinaryIO = io.BytesIO(data) if isinstance(data, (bytes, bytearray, memoryview)) else data
+    size = _size(stream)
+    if size > limits.max_bytes:
+        raise UploadError(f"the file is {size:,} bytes; upload at most {limits.max_bytes:,} bytes "
                           "(split the work, or zip its chapters)")
-    if not data.strip():
+    head = stream.read(4)
+    stream.seek(0)
+    if head.startswith(ZIP_MAGIC):
+        zf = _open_zip(stream)
+        names = {i.filename for i in zf.infolist()}
+        if "META-INF/container.xml" in names or _epub_mimetype(zf):
+            _check_zip(zf, size, limits)
+            return _read_epub(stream)
+        return _read_chapter_zip(zf, size, limits)
+    body = stream.read(limits.max_bytes + 1)
+    if not body.strip():
         raise UploadError(f"the file is empty; {FIXES}")
-    if data.startswith(ZIP_MAGIC):
-        entries = _zip_entries(data, limits)
-        if _is_epub(entries):
-            return _read_epub(data, entries)
-        return _read_chapter_zip(entries)
-    return _read_text(filename, data)
+    return _read_text(filename, body)
+
+
+def _size(stream: BinaryIO) -> int:
+    try:
+        stream.seek(0, io.SEEK_END)
+        size = stream.tell()
+        stream.seek(0)
+    except (OSError, ValueError) as e:
+        raise UploadError(f"the upload cannot be read ({e}); send it again") from None
+    return size
 
 
 def _read_text(filename: str, data: bytes) -> Upload:
@@ -131,6 +160,7 @@ def _read_text(filename: str, data: bytes) -> Upload:
     with tempfile.TemporaryDirectory(prefix="fpt-upload-") as tmp:
         path = Path(tmp) / f"work{suffix}"
         path.write_bytes(data)
+        del data
         report = ReadReport()
         chapters = chapters_from(path, report)
     chapters = [c for c in chapters if _HAS_CONTENT.search(c.text)]
@@ -139,87 +169,169 @@ def _read_text(filename: str, data: bytes) -> Upload:
     return Upload("text", chapters, report)
 
 
-def _zip_entries(data: bytes, limits: Limits) -> dict[str, bytes]:
-    """Every file of a zip, by its safe relative name, decompressed within the limits."""
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError,
+               ValueError, OSError)
+
+
+def _open_zip(stream: BinaryIO) -> zipfile.ZipFile:
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        infos = zf.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as e:
+        zf = zipfile.ZipFile(stream)
+        zf.infolist()
+    except _ZIP_ERRORS as e:
         raise UploadError(f"the zip cannot be read ({e}); make it again, or {FIXES}") from None
-    files = [i for i in infos if not i.is_dir()]
+    return zf
+
+
+def _epub_mimetype(zf: zipfile.ZipFile) -> bool:
+    try:
+        info = zf.getinfo("mimetype")
+    except KeyError:
+        return False
+    if info.file_size > 100:
+        return False
+    try:
+        return zf.read(info).strip() == b"application/epub+zip"
+    except _ZIP_ERRORS:
+        return False
+
+
+def _check_zip(zf: zipfile.ZipFile, size: int, limits: Limits) -> list[zipfile.ZipInfo]:
+    """The zip's files, refused before anything is unpacked when what they claim breaks a budget:
+    their number, their total size, and the whole archive's compression ratio (many entries,
+    each just under the per-entry floor, add up to a bomb as surely as one big one)."""
+    files = [i for i in zf.infolist() if not i.filename.endswith("/")]  # is_dir() fails on a name cut to ""
     if len(files) > limits.max_entries:
         raise UploadError(f"the zip holds {len(files):,} files; upload at most {limits.max_entries:,} "
                           "(one file per chapter)")
-    if sum(i.file_size for i in files) > limits.max_total:
+    claimed = sum(i.file_size for i in files)
+    if claimed > limits.max_total:
         raise UploadError(f"the zip would unpack to more than {limits.max_total:,} bytes (a zip bomb?); "
                           "upload a smaller work")
-    out: dict[str, bytes] = {}
-    total = 0
-    for info in files:
-        name = _safe_name(info.filename)
-        if not name:
-            continue  # "..", an absolute path, a hidden file or macOS's resource forks: ignored
-        if info.flag_bits & 0x1:
-            raise UploadError(f"{name} in the zip is encrypted; zip the chapters without a password")
-        budget = min(limits.max_entry, limits.max_total - total)
-        try:
-            with zf.open(info) as f:
-                body = f.read(budget + 1)
-        except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, EOFError, ValueError,
-                OSError) as e:
-            raise UploadError(f"{name} in the zip cannot be unpacked ({e}); make the zip again with "
-                              "ordinary (deflate) compression") from None
-        if len(body) > budget:
-            raise UploadError(f"{name} unpacks to more than {budget:,} bytes (a zip bomb?); upload a smaller work")
-        if len(body) > limits.ratio_floor and len(body) > limits.max_ratio * max(1, info.compress_size):
-            raise UploadError(f"{name} is compressed {len(body) // max(1, info.compress_size):,} to 1 "
-                              f"(over {limits.max_ratio}:1, a zip bomb?); upload the chapters as they are")
-        total += len(body)
-        out[name] = body
-    return out
+    _check_ratio(claimed, size, limits)
+    return files
 
 
-def _safe_name(raw: str) -> str:
-    """A zip entry's name as a relative path with no way out: "..", ".", empty and absolute parts
-    dropped, backslashes as separators; "" for hidden files and resource forks."""
-    scrubbed, _ = scrub(raw.replace("\\", "/"))
-    parts = [p for p in scrubbed.split("/") if p not in ("", ".", "..")]
-    if not parts or any(p.startswith(".") or p == "__MACOSX" for p in parts):
-        return ""
-    parts = [re.sub(r"[\x00-\x1f]", "", p)[:120] for p in parts]
-    return "/".join(p for p in parts if p)
+def _check_ratio(total: int, size: int, limits: Limits) -> None:
+    if total > limits.ratio_floor and total > limits.max_ratio * max(1, size):
+        raise UploadError(f"the zip unpacks to {total // max(1, size):,} times its size (over {limits.max_ratio}:1, "
+                          "a zip bomb?); upload the chapters as they are, or zip them with ordinary compression")
 
 
-def _is_epub(entries: dict[str, bytes]) -> bool:
-    return entries.get("mimetype", b"").strip() == b"application/epub+zip" or "META-INF/container.xml" in entries
-
-
-def _read_chapter_zip(entries: dict[str, bytes]) -> Upload:
-    if not entries:
-        raise UploadError("the zip is empty; put one file per chapter (.txt or .html) in it")
-    for name, body in entries.items():
-        if PurePosixPath(name).suffix.lower() in ARCHIVE_SUFFIXES or body.startswith(ZIP_MAGIC):
-            raise UploadError(f"the zip holds another archive ({name}); put the chapter files themselves in one zip")
+def _read_chapter_zip(zf: zipfile.ZipFile, size: int, limits: Limits) -> Upload:
+    """Copy the zip's files to a temporary folder in chunks, within the budgets (the actual bytes
+    counted, whatever the headers claim), then read the folder as `fptrack add-work` does."""
+    files = _check_zip(zf, size, limits)
     with tempfile.TemporaryDirectory(prefix="fpt-upload-") as tmp:
         root = Path(tmp).resolve()
-        for name, body in entries.items():
-            path = (root / name).resolve()
-            if root not in path.parents:  # cannot happen after _safe_name; never written outside
-                continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(body)
+        written: dict[str, str] = {}  # the name on disk -> the entry's name, to explain a clash
+        images: list[tuple[str, bytes]] = []
+        total = 0
+        for info in files:
+            name = _safe_name(info.filename)
+            if not name:
+                continue  # "..", an absolute path, a hidden file or macOS's resource forks: ignored
+            if info.flag_bits & 0x1:
+                raise UploadError(f"{name} in the zip is encrypted; zip the chapters without a password")
+            if PurePosixPath(name).suffix.lower() in ARCHIVE_SUFFIXES:
+                raise UploadError(f"the zip holds another archive ({name}); put the chapter files themselves "
+                                  "in one zip")
+            _check_clash(name, written)
+            budget = min(limits.max_entry, limits.max_total - total)
+            path = root / name
+            n = _copy_entry(zf, info, name, path, budget, limits)
+            total += n
+            _check_ratio(total, size, limits)
+            written[name.casefold()] = name
+            if PurePosixPath(name).suffix.lower() in IMAGE_SUFFIXES and len(images) < MAX_IMAGES:
+                images.append((PurePosixPath(name).name, path.read_bytes()))
+        if not written:
+            raise UploadError("the zip is empty; put one file per chapter (.txt or .html) in it")
         report = ReadReport()
         chapters = chapters_from(root, report)
     if not chapters:
         reasons = "; ".join(report.details()[:3])
         raise UploadError("no file in the zip holds text" + (f" ({reasons})" if reasons else "")
                           + "; put one .txt or .html file per chapter in it")
-    images = [(PurePosixPath(name).name, body) for name, body in entries.items()
-              if PurePosixPath(name).suffix.lower() in IMAGE_SUFFIXES][:MAX_IMAGES]
     return Upload("zip", chapters, report, images)
 
 
-def _read_epub(data: bytes, entries: dict[str, bytes]) -> Upload:
+def _check_clash(name: str, written: dict[str, str]) -> None:
+    """Refuse two entries that would be one file on disk, or a file that is also a folder."""
+    key = name.casefold()
+    if key in written:
+        raise UploadError(f"the zip holds two files named {name!r} (names differing only in case count as one); "
+                          "rename one of them")
+    parts = key.split("/")
+    for i in range(1, len(parts)):
+        folder = "/".join(parts[:i])
+        if folder in written:
+            raise UploadError(f"the zip holds a file {written[folder]!r} and a folder of the same name "
+                              f"({name!r}); rename one of them")
+    prefix = key + "/"
+    for other in written:
+        if other.startswith(prefix):
+            raise UploadError(f"the zip holds a folder {name!r} and a file of the same name "
+                              f"({written[other]!r}); rename one of them")
+
+
+def _copy_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, path: Path, budget: int,
+                limits: Limits) -> int:
+    """Copy one entry to `path` in chunks; its size in bytes. Stops as soon as it passes its budget
+    or its own compression ratio."""
+    n = 0
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with zf.open(info) as src, open(path, "xb") as dst:
+            while True:
+                chunk = src.read(CHUNK)
+                if not chunk:
+                    break
+                n += len(chunk)
+                if n > budget:
+                    raise UploadError(f"{name} unpacks to more than {budget:,} bytes (a zip bomb?); "
+                                      "upload a smaller work")
+                if n > limits.ratio_floor and n > limits.max_ratio * max(1, info.compress_size):
+                    raise UploadError(f"{name} is compressed {n // max(1, info.compress_size):,} to 1 "
+                                      f"(over {limits.max_ratio}:1, a zip bomb?); upload the chapters as they are")
+                if n <= len(chunk) and chunk.startswith(ZIP_MAGIC):
+                    raise UploadError(f"the zip holds another archive ({name}); put the chapter files themselves "
+                                      "in one zip")
+                dst.write(chunk)
+    except UploadError:
+        raise
+    except (FileExistsError, NotADirectoryError, IsADirectoryError):
+        raise UploadError(f"the zip holds a file and a folder both named like {name!r}; rename one of them") from None
+    except _ZIP_ERRORS as e:
+        raise UploadError(f"{name} in the zip cannot be unpacked ({e}); make the zip again with "
+                          "ordinary (deflate) compression") from None
+    return n
+
+
+def _safe_name(raw: str) -> str:
+    """A zip entry's name as a relative path with no way out: "..", ".", empty and absolute parts
+    dropped, backslashes as separators; "" for hidden files and resource forks. Each part fits a
+    file system's name limit (255 bytes) and holds no control character."""
+    scrubbed, _ = scrub(raw.replace("\\", "/"))
+    parts = [p for p in scrubbed.split("/") if p not in ("", ".", "..")]
+    if not parts or any(p.startswith(".") or p == "__MACOSX" for p in parts):
+        return ""
+    parts = [_fit("".join(ch for ch in p if ch >= " " and ch != "\x7f")) for p in parts]
+    return "/".join(p for p in parts if p and p not in (".", ".."))
+
+
+def _fit(part: str, limit: int = 200) -> str:
+    """`part` cut to at most `limit` UTF-8 bytes, keeping its suffix (.txt) when it has one."""
+    if len(part.encode("utf-8")) <= limit:
+        return part
+    suffix = PurePosixPath(part).suffix
+    suffix = suffix if len(suffix) <= 10 else ""
+    stem = part[: len(part) - len(suffix)] if suffix else part
+    while len((stem + suffix).encode("utf-8")) > limit:
+        stem = stem[:-1]
+    return stem + suffix
+
+
+def _read_epub(stream: BinaryIO) -> Upload:
     """The spine's documents, in reading order, each one chapter (those without text skipped)."""
     import warnings
 
@@ -233,7 +345,7 @@ def _read_epub(data: bytes, entries: dict[str, bytes]) -> Upload:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            book = epub.read_epub(io.BytesIO(data), {"ignore_ncx": True})
+            book = epub.read_epub(stream, {"ignore_ncx": True})
     except Exception as e:  # noqa: BLE001 - ebooklib and lxml raise many kinds for a broken book
         raise UploadError(f"the EPUB cannot be read ({type(e).__name__}: {str(e)[:200]}); "
                           "export it again, or upload its text as a .txt file") from None
@@ -289,36 +401,108 @@ def _first_line(text: str) -> str:
 def register_upload(ctx: Context, title: str, upload: Upload, *, author: str = "",
                     replace: bool = False) -> EditionReport:
     """Register an upload's chapters as a new work; all or nothing. Raises WorkExists when the
-    title is taken (remove the work first, or replace it), InputError for a bad title.
-    With `replace`, the upload is a new edition of the registered work `title` (see replace_work)."""
+    organisation has a work of that title (remove it first, or replace it), InputError for a bad
+    title. With `replace`, the upload is a new edition of the registered work `title` (see
+    replace_work).
+
+    The work's record is written last: until every chapter is in, no list, report or count shows
+    the work. A registration stopped part-way (an error, or the process killed) leaves chapters
+    without a work, which the next upload of the same title removes before it starts, and
+    `remove_unfinished` (the daily run) removes once they are a day old."""
     if replace:
         return replace_work(ctx, title, upload, author=author)
     (title, _), (author, _) = scrub(title.strip()), scrub(author.strip())
-    wid = work_id(title)
+    wid = own_work_id(ctx.store, title)
     try:
         ctx.store.get_work(wid)
     except NotFound:
         pass
     else:
-        raise WorkExists(f"a work titled {wid!r} is registered already; upload this file as its new edition "
+        raise WorkExists(f"a work titled {title!r} is registered already; upload this file as its new edition "
                          "(replace), remove it first, or choose another title")
     if not upload.chapters:
         raise UploadError(f"no chapters to register; {FIXES}")
-    work = ctx.store.upsert_work(Work(id=wid, title=title, author=author))
-    report = EditionReport(work=work, skipped=upload.skipped)
+    _claim(ctx.store, wid)
+    _remove_chapters_of(ctx, wid)  # what an upload of this title left when it was stopped part-way
+    report = EditionReport(work=Work(id=wid, title=title, author=author), skipped=upload.skipped)
     try:
         for c in upload.chapters:
             ch, status = register_chapter(
-                ctx, Chapter(key=f"{work.id}/{c.name}", work=work.id, title=c.title, text=c.text, number=c.number))
+                ctx, Chapter(key=f"{wid}/{c.name}", work=wid, title=c.title, text=c.text, number=c.number),
+                keep=False)
             getattr(report, status).append(ch.key)
-        _register_images(ctx, work.id, upload, report)
+        _register_images(ctx, wid, upload, report)
+        report.work = ctx.store.upsert_work(Work(id=wid, title=title, author=author))  # last: now it is whole
     except BaseException:
         try:
-            remove_work(ctx, work.id)
-        except Exception:  # noqa: BLE001 - the first error is the one to report
+            _remove_chapters_of(ctx, wid)
+        except Exception:  # noqa: BLE001 - the first error is the one to report; the next upload cleans up
             pass
         raise
     return report
+
+
+def own_work_id(store: Any, title: str) -> str:
+    """The id of the organisation's work titled `title`. Titles are unique per organisation, ids in
+    the store: the title itself, unless another organisation has a work (or an upload under way)
+    by that title, when the organisation's name follows it: "山城旧事 (acme)"."""
+    wid = work_id(title)
+    org = getattr(store, "org", None)
+    if org is None or store.owner("work", wid) == org or not _in_use(store, wid):
+        return wid
+    return work_id(f"{wid} ({org})")
+
+
+def _in_use(store: Any, wid: str) -> bool:
+    inner = getattr(store, "inner", store)
+    try:
+        inner.get_work(wid)
+    except NotFound:
+        return inner.count_chapters(wid) > 0
+    return True
+
+
+def _claim(store: Any, wid: str) -> None:
+    """Make the work the organisation's before its first chapter is written (a scoped store only)."""
+    org = getattr(store, "org", None)
+    if org is not None:
+        store.set_owner("work", wid, org)
+        for cached in ("work_ids", "_work_set"):
+            store.__dict__.pop(cached, None)
+
+
+def _remove_chapters_of(ctx: Context, wid: str) -> int:
+    """Remove the chapters (with their fingerprints, index entries, images and matches) of a work
+    whose record was never written; how many went."""
+    inner = getattr(ctx.store, "inner", ctx.store)
+    if inner.count_chapters(wid) == 0 and not inner.work_images(wid):
+        return 0
+    try:
+        inner.get_work(wid)
+    except NotFound:
+        pass
+    else:
+        return 0  # a whole work: never removed from here
+    inner.upsert_work(Work(id=wid, title=wid))  # for delete_work, which removes everything of a work
+    return remove_work(ctx, wid, store=inner)
+
+
+def remove_unfinished(ctx: Context, older_than: timedelta = timedelta(days=1)) -> list[str]:
+    """Remove what registrations stopped part-way left (chapters without their work) when their
+    newest chapter is older than `older_than`; the ids removed. The daily run calls it."""
+    from .store import now
+
+    inner = getattr(ctx.store, "inner", ctx.store)
+    recorded = {w.id for w in inner.works()}
+    newest: dict[str, Any] = {}
+    for ch in inner.chapter_headers():
+        if ch.work not in recorded and (ch.work not in newest or ch.updated_at > newest[ch.work]):
+            newest[ch.work] = ch.updated_at
+    cutoff = now() - older_than
+    gone = [w for w, at in sorted(newest.items()) if at < cutoff]
+    for wid in gone:
+        _remove_chapters_of(ctx, wid)
+    return gone
 
 
 def replace_work(ctx: Context, title: str, upload: Upload, *, author: str = "") -> EditionReport:
@@ -329,13 +513,13 @@ def replace_work(ctx: Context, title: str, upload: Upload, *, author: str = "") 
     store, scoped to an organisation, has none by that title). The author changes when given.
     Raises EditionIncomplete when the store fails half-way."""
     (title, _), (author, _) = scrub(title.strip()), scrub(author.strip())
-    wid = work_id(title)
+    wid = own_work_id(ctx.store, title)
     if not upload.chapters:
         raise UploadError(f"no chapters in the new edition; {FIXES}")
     try:
         work = ctx.store.get_work(wid)
     except NotFound:
-        raise NoWork(f"no work titled {wid!r} to replace; check the title, or upload the file as a new work "
+        raise NoWork(f"no work titled {work_id(title)!r} to replace; check the title, or upload the file as a new work "
                      "(without replace)") from None
     new = [Chapter(key=f"{wid}/{c.name}", work=wid, title=c.title, text=c.text, number=c.number)
            for c in upload.chapters]
@@ -379,7 +563,7 @@ def _replace_chapter(ctx: Context, chapter: Chapter, before: Chapter | None, rep
     if before is not None and before.content_hash != content_hash(chapter.text):
         before = ctx.store.get_chapter(chapter.key)  # its text, to put back should the new one fail
     try:
-        ch, status = register_chapter(ctx, chapter)
+        ch, status = register_chapter(ctx, chapter, keep=False)
     except Exception as e:  # noqa: BLE001 - put back, then report
         try:
             if before is None:
@@ -394,7 +578,7 @@ def _replace_chapter(ctx: Context, chapter: Chapter, before: Chapter | None, rep
                 note = f"{chapter.key!r} was not added"
             else:
                 if before.text:  # headers only when unchanged: its fingerprints were never touched
-                    register_chapter(ctx, before)
+                    register_chapter(ctx, before, keep=False)
                 note = f"{chapter.key!r} keeps its old version"
         except Exception as again:  # noqa: BLE001
             note = (f"{chapter.key!r} could not be put back ({again}), so its text and index entries may "
@@ -422,10 +606,10 @@ def _register_images(ctx: Context, wid: str, upload: Upload, report: RegisterRep
         getattr(report.images, status).append(stored.key)
 
 
-def remove_work(ctx: Context, wid: str) -> int:
+def remove_work(ctx: Context, wid: str, *, store: Any = None) -> int:
     """Remove a work from the store (chapters, fingerprints, matches, images) and its chapters
     from the index; returns how many chapters went. Raises NotFound."""
-    docs = ctx.store.delete_work(wid)
+    docs = (store or ctx.store).delete_work(wid)
     for doc in docs:
         ctx.index.remove(doc)
         ctx.tracker.originals.pop(doc, None)

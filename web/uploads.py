@@ -1,7 +1,7 @@
 """Works managed from the admin and the API: upload a novel, list its chapters, remove it.
 
 The same functions serve the HTML forms (web.works) and the JSON API (web.manage_api).
-An upload is read whole and split (tracker.uploads) before anything is registered; a
+An upload is read from where werkzeug spooled it and split (tracker.uploads) before anything is registered; a
 bad one is a 400 whose message names the problem and the fix, a taken title a 409. With
 `replace` the upload is a new edition of the organisation's work of that title (404 when it
 has none); a store failure half-way through it is a 503 that says what was done.
@@ -90,12 +90,9 @@ def upload_work(form: Any, files: Any) -> dict[str, Any]:
     if f is None or not f.filename and not f.content_length:
         abort(400, "choose the file to upload: a .txt file, a .zip of chapter files or an .epub")
     limit = upload_max_bytes()
-    data = f.stream.read(limit + 1)
-    if len(data) > limit:
-        abort(413, f"the file is larger than {limit:,} bytes; upload at most that (split the work, or zip "
-                   "its chapters)")
+    source = _spooled(f, limit)
     try:
-        upload = read_upload(f.filename or "", data, Limits(max_bytes=limit))
+        upload = read_upload(f.filename or "", source, Limits(max_bytes=limit))
         report = register_upload(work_context(), title, upload, author=author, replace=replace)
     except WorkExists:
         how = "send replace=true" if is_api() else "tick 'Replace the registered edition'"
@@ -110,6 +107,23 @@ def upload_work(form: Any, files: Any) -> dict[str, Any]:
     except InputError as e:  # UploadError, or a title the registry refuses
         abort(400, str(e))
     return _summary(report, upload.kind)
+
+
+def _spooled(f: FileStorage, limit: int) -> Any:
+    """The uploaded file as werkzeug spooled it (to disk past 500 KB), never read whole into memory;
+    a 413 past `limit` bytes."""
+    stream = f.stream
+    try:
+        stream.seek(0, 2)
+        size = stream.tell()
+        stream.seek(0)
+    except (AttributeError, OSError, ValueError):  # a stream that cannot seek: read it, within the limit
+        stream = f.stream.read(limit + 1)
+        size = len(stream)
+    if size > limit:
+        abort(413, f"the file is larger than {limit:,} bytes; upload at most that (split the work, or zip "
+                   "its chapters)")
+    return stream
 
 
 def _summary(report: EditionReport, kind: str) -> dict[str, Any]:

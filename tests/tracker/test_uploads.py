@@ -187,11 +187,11 @@ def test_a_failure_half_way_leaves_nothing_registered(ctx, monkeypatch):
     calls = []
     real = uploads.register_chapter
 
-    def failing(c, chapter):
+    def failing(c, chapter, **kw):
         calls.append(chapter.key)
         if len(calls) == 2:
             raise RuntimeError("the store went away")
-        return real(c, chapter)
+        return real(c, chapter, **kw)
 
     monkeypatch.setattr(uploads, "register_chapter", failing)
     with pytest.raises(RuntimeError):

@@ -146,8 +146,15 @@ class ScopedStore:
         self.get_work(work_id)
         return self.inner.delete_work(work_id)
 
+    def _writable_work(self, work_id: str) -> None:
+        """A work it may write chapters and images to: one of its own, or one an upload of its own
+        has claimed and not yet recorded (the work's record is written last: tracker.uploads)."""
+        if work_id in self._work_set or self.inner.owner("work", work_id) == self.org:
+            return
+        raise NotFound(f"no work {work_id!r}")
+
     def upsert_chapter(self, chapter: Chapter) -> tuple[Chapter, bool]:
-        self.get_work(chapter.work)
+        self._writable_work(chapter.work)
         return self.inner.upsert_chapter(chapter)
 
     def get_chapter(self, key: str) -> Chapter:
@@ -212,7 +219,7 @@ class ScopedStore:
         return sum(self.inner.count_work_images(w) for w in self.work_ids)
 
     def upsert_work_image(self, image: WorkImage) -> tuple[WorkImage, bool]:
-        self.get_work(image.work)
+        self._writable_work(image.work)
         return self.inner.upsert_work_image(image)
 
     def delete_work_image(self, key: str) -> None:
