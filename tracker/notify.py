@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
+from .egress import EgressPolicy, Refused
 from .names import clean_site_name
 from .settings import Settings
 from .store import CrawlRun, ImageMatch, MatchRecord, NotFound, Store, now
@@ -52,7 +53,7 @@ def check_email(address: str) -> str:
     return address
 
 
-def check_webhook_url(url: str) -> str:
+def check_webhook_url(url: str, policy: EgressPolicy | None = None) -> str:
     url = url.strip()
     try:
         parts = urlsplit(url)
@@ -62,6 +63,10 @@ def check_webhook_url(url: str) -> str:
         host = None
     if parts.scheme not in ("http", "https") or not host or any(c.isspace() for c in url) or len(url) > 2000:
         raise NotifyError(f"{url!r} is not a webhook URL; give one like https://hooks.example.com/fptrack")
+    try:  # an address written in the URL is checked now; a name, when it is resolved at each send
+        (policy or EgressPolicy.load()).check_literal(host, url=f"{parts.scheme}://{parts.netloc}/")
+    except Refused as e:
+        raise NotifyError(f"{e} (a webhook receiver must be reachable on a public address)") from None
     return url
 
 
@@ -335,6 +340,7 @@ def send_pending(store: Store, settings: Settings, *, clock: Callable[[], dateti
             report.waiting += 0 if ok else len(ds)
 
     dead: set[str] = set()  # webhooks that failed this run: their other events wait for the next
+    policy = EgressPolicy.load(settings)
     for d in pending:
         sub = subs[d.subscription]
         if sub.channel != "webhook":
@@ -348,7 +354,7 @@ def send_pending(store: Store, settings: Settings, *, clock: Callable[[], dateti
             store.record_delivery(d.event, d.subscription, ok, detail, at=clock())
 
         ok, detail = webhooks.deliver(sub.target, sub.secret, body, event=events[d.event], attempts=attempts,
-                                      backoff=backoff, timeout=timeout, on_attempt=attempt,
+                                      backoff=backoff, timeout=timeout, on_attempt=attempt, policy=policy,
                                       **({"sleep": sleep} if sleep else {}))
         if ok:
             report.webhooks += 1
@@ -388,7 +394,7 @@ def send_test(settings: Settings, sub: Subscription, *, timeout: float = 10.0) -
         except digest.DigestError as e:
             return False, str(e)
     return webhooks.deliver(sub.target, sub.secret, webhooks.payload(event), event=event, attempts=1,
-                            timeout=timeout)
+                            timeout=timeout, policy=EgressPolicy.load(settings))
 
 
 # ---- retention ------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from .services import services, store
 
 bp = Blueprint("subscriptions", __name__, url_prefix="/api")
 
-TEST_TIMEOUT = 10.0  # seconds a test waits for the mail server or the receiver (one try)
+TEST_TIMEOUT = 5.0  # seconds a test waits in all for the mail server or the receiver (one try)
 KIND_NAMES = {"new-match": "new copy found", "copy-back": "copy back after its removal",
               "removed": "copy removed after a takedown", "crawl-failed": "crawl failed"}
 
