@@ -51,9 +51,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from tracker.settings import Settings
     from tracker.store import now
 
-    from . import (access, api, auth, dashboard, discovery, discovery_api, errors, export, filters, followup, images,
-                   manage_api, matches, notices, openapi, orgs, packages, search, sites, subscriptions, tokens, users,
-                   works)
+    from . import (access, api, auth, dashboard, discovery, discovery_api, errors, evidence_keys, export, filters,
+                   followup, images, manage_api, matches, notices, openapi, orgs, packages, search, sites,
+                   subscriptions, tokens, users, works)
     from .secret import secret_key
     from .services import Services
     from .sessions import Limits
@@ -85,7 +85,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     access.init_app(app)
     errors.init_app(app)
     for module in (auth, dashboard, works, sites, matches, images, notices, followup, packages, search, export, api,
-                   manage_api, orgs, tokens, users, openapi, discovery, discovery_api, subscriptions):
+                   manage_api, orgs, tokens, users, openapi, discovery, discovery_api, subscriptions, evidence_keys):
         app.register_blueprint(module.bp)
     app.register_blueprint(users.api)
     return app

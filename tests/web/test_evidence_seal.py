@@ -14,14 +14,15 @@ from click.testing import CliRunner
 
 from tests.conftest import need
 from tests.tracker.tsa import LocalTsa, openssl
-from tracker.evidence.package import MANIFEST, write_package
-from tracker.evidence.signing import SIGNATURE
+from tracker.evidence.package import MANIFEST, verify_package, write_package
+from tracker.evidence.signing import SIGNATURE, fingerprint, load_public_key
 from tracker.store.open import open_store
 from tracker.store.tenancy import Organisation
 from web.evidence_cli import evidence as evidence_command
 
 from .conftest import fill
 from .test_evidence_package import PAGE, keep_warc
+from .test_orgs import east, signed_in  # noqa: F401 (east: a fixture)
 
 
 @pytest.fixture
@@ -145,3 +146,36 @@ def test_a_time_stamped_package(home, tmp_path):
     assert "time-stamped: " in r.output and "Common Name: Test TSA" in r.output
     unchecked = run(["--verify", str(out)], home)
     assert "note: the timestamp's TSA certificate was not checked against a CA" in unchecked.output
+
+
+# ---- the admin ------------------------------------------------------------------------------
+
+def test_the_admin_download_is_signed_with_the_key_the_api_publishes(app, east, viewer, store, monkeypatch):
+    keep_warc(store)
+    monkeypatch.setenv("FPT_CHROMIUM", "/nonexistent/chromium")
+    published = viewer.get("/api/evidence/public-key").get_json()
+    assert published["org"] == "default" and published["algorithm"] == "Ed25519"
+    default_key = load_public_key(published["public_key"].encode())
+    assert fingerprint(default_key) == published["fingerprint"]
+    body = viewer.get("/evidence/package", query_string={"page_key": PAGE}).get_data()
+    result = verify_package(io.BytesIO(body), trusted=[default_key])
+    assert result.ok and (result.org, result.signed_by) == ("default", published["fingerprint"])
+    # Another organisation publishes its own key, signs its own packages with it, and its key
+    # does not vouch for the default organisation's package.
+    ed = signed_in(app, "ed")
+    east_key = ed.get("/api/evidence/public-key").get_json()
+    assert east_key["org"] == "east" and east_key["fingerprint"] != published["fingerprint"]
+    assert ed.get("/api/evidence/public-key").get_json() == east_key
+    east_body = ed.get("/evidence/package", query_string={"page_key": "https://dc.example/1"}).get_data()
+    east_result = verify_package(io.BytesIO(east_body), trusted=[load_public_key(east_key["public_key"].encode())])
+    assert east_result.ok and east_result.org == "east"
+    refused = verify_package(io.BytesIO(body), trusted=[load_public_key(east_key["public_key"].encode())])
+    assert not refused.ok and "not by the key given" in refused.problems[0]
+
+
+def test_a_tsa_that_fails_is_a_503_with_the_reason(viewer, store, monkeypatch):
+    keep_warc(store)
+    monkeypatch.setenv("FPT_CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.setenv("FPT_TSA_URL", "http://127.0.0.1:9/tsa")
+    r = viewer.get("/evidence/package", query_string={"page_key": PAGE})
+    assert r.status_code == 503 and "FPT_TSA_URL" in r.get_data(as_text=True)

@@ -27,7 +27,7 @@ GET = {
     "/images/": {"work": "山城旧事"}, "/images/view": I1, "/images/file/<kind>": {"kind": "found", "key": I1["image"]},
     "/api/images": {"site": "biquge"}, "/api/images/view": I1,
     "/followup/": {}, "/api/followup": {"site": "biquge"}, "/api/subscriptions": {},
-    "/evidence/package": {"page_key": M1["page_key"]},
+    "/evidence/package": {"page_key": M1["page_key"]}, "/api/evidence/public-key": {},
     "/works/<work_id>/chapters": {"work_id": "山城旧事"}, "/works/<work_id>/remove": {"work_id": "山城旧事"},
     "/api/works/<work_id>/chapters": {"work_id": "山城旧事"},
     "/sites/manage": {"name": "biquge"}, "/api/sites/<name>/crawl": {"name": "biquge"},
