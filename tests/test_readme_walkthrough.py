@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, need
 
 README = ROOT / "README.md"
 PORT = "8766"  # the sample site's port as the README writes it
@@ -81,6 +82,8 @@ def run_walkthrough(folder: Path, port: int) -> subprocess.CompletedProcess:
 def walked(tmp_path_factory):
     if not (ROOT / ".venv" / "bin" / "fptrack").exists():
         pytest.fail("no .venv/bin/fptrack: run scripts/bootstrap first")
+    need(shutil.which("unzip") is not None,
+         "unzip is not installed (the walk-through reads the notice with it): apt-get install unzip (scripts/test does it)")
     folder = tmp_path_factory.mktemp("walkthrough")
     port = free_port()
     done = run_walkthrough(folder, port)
@@ -157,3 +160,14 @@ def paste_output() -> None:
 
 if __name__ == "__main__":  # .venv/bin/python -m tests.test_readme_walkthrough: paste the real output
     paste_output()
+
+
+def test_the_sample_site_refuses_a_port_in_use_in_one_line():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([str(ROOT / "scripts" / "sample-site"), str(port)], capture_output=True, text=True,
+                              timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"port {port} on 127.0.0.1 is in use; choose another: scripts/sample-site {port + 1}"
