@@ -80,3 +80,22 @@ def test_the_walkthrough_puts_fptrack_on_path_before_using_it():
     first_fptrack = next(i for i, line in enumerate(lines) if line.startswith("fptrack "))
     assert any('export PATH="$PWD/.venv/bin:$PATH"' in line or "source .venv/bin/activate" in line
                for line in lines[:first_fptrack])
+
+
+def test_the_api_page_lists_every_route_with_its_methods(tmp_path, monkeypatch):
+    monkeypatch.setenv("FPT_HOME", str(tmp_path))
+    for var in ("FPT_MONGO_URL", "FPT_REDIS_URL", "FPT_BROKER_URL", "FPT_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    from web import create_app
+    from web.openapi import description
+
+    with create_app({"TESTING": True}).app_context():
+        spec = description()
+    listed = {}
+    for line in (ROOT / "docs" / "api.md").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\| `(/api/[^`]+)` \| ([A-Z, ]+) \|", line)
+        if m:
+            listed[m.group(1)] = set(m.group(2).replace(" ", "").split(","))
+    methods = {"get", "post", "patch", "put", "delete"}
+    described = {path: {m.upper() for m in ops if m in methods} for path, ops in spec["paths"].items()}
+    assert listed == described, "docs/api.md's route table differs from /api/openapi.json"
