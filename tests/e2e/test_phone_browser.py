@@ -199,6 +199,44 @@ def test_every_page_fits_the_window(sized, admin_site, role, size):
     assert not failures, "\n".join(f"{p}: " + "; ".join(v) for p, v in failures.items())
 
 
+# Run in the page: each checkbox (or radio button) in a label whose text is not on the box's line.
+CHECKBOX_JS = r"""
+const apart = [];
+for (const box of document.querySelectorAll('label input[type=checkbox], label input[type=radio]')) {
+  const label = box.closest('label');
+  const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+  let t = walker.nextNode();
+  while (t && !t.textContent.trim()) t = walker.nextNode();
+  if (!t) continue;
+  const range = document.createRange();
+  range.setStart(t, t.textContent.search(/\S/));
+  range.setEnd(t, t.textContent.search(/\S/) + 1);  // the first letter of the label's text
+  const b = box.getBoundingClientRect(), r = range.getBoundingClientRect();
+  const middle = b.top + b.height / 2;
+  if (!(r.top <= middle && middle <= r.bottom && b.right <= r.left + 1)) {
+    apart.push(box.name + ' at ' + Math.round(b.left) + ',' + Math.round(b.top) + ' and "'
+               + t.textContent.trim().slice(0, 30) + '" at ' + Math.round(r.left) + ',' + Math.round(r.top));
+  }
+}
+return {boxes: document.querySelectorAll('label input[type=checkbox]').length, apart: apart};
+"""
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_each_checkbox_sits_on_the_line_of_its_label(sized, admin_site, size):
+    """The sites form first (its checkboxes stood above their labels), then every page with one."""
+    driver = sized
+    sign_in(driver, admin_site.url, "admin")
+    window(driver, *SIZES[size])
+    driver.get(admin_site.url + "/sites/manage?name=biquge")
+    found = driver.execute_script(CHECKBOX_JS)
+    assert found["boxes"] >= 4, "the sites form has its checkboxes (render, images, robots.txt, schedule)"
+    assert not found["apart"], found["apart"]
+    for path in admin_site.pages["admin"]:
+        driver.get(admin_site.url + path)
+        assert not driver.execute_script(CHECKBOX_JS)["apart"], path
+
+
 SCREENS = {
     "dashboard": "/",
     "matches": "/matches/",
@@ -206,6 +244,7 @@ SCREENS = {
     "work-report": "/works/%E5%B1%B1%E5%9F%8E%E6%97%A7%E4%BA%8B",
     "follow-up": "/followup/",
     "sites": "/sites/",
+    "site-rules": "/sites/manage?name=biquge",
 }
 
 
