@@ -55,22 +55,25 @@ def copied_chars(spans: Iterable[Mapping[str, Any]]) -> int:
     return covered
 
 
-def copy_sentence(containment: float, page_share: float, spans: Iterable[Mapping[str, Any]] = ()) -> str:
+def copy_sentence(containment: float, page_share: float, spans: Iterable[Mapping[str, Any]] = (),
+                  place: str = "page") -> str:
     """How much of the chapter is on the page and how much of the page it is, e.g.
     "97% of the chapter appears on this page, in 1 passage of 4,760 characters; the page is 100% this chapter."
+    place="text" says it of a pasted text ("appears in this text ...; the text is ...").
     """
     spans = list(spans)
-    where = f"{share(containment)} of the chapter appears on this page"
+    where = f"{share(containment)} of the chapter appears {'on' if place == 'page' else 'in'} this {place}"
     if spans:
         chars = count(copied_chars(spans), "character")
         where += f", in 1 passage of {chars}" if len(spans) == 1 else f", in {len(spans):,} passages of {chars} in all"
-    return f"{where}; the page is {share(page_share)} this chapter."
+    return f"{where}; the {place} is {share(page_share)} this chapter."
 
 
-def copy_summary(verdict: str, containment: float, page_share: float, spans: Iterable[Mapping[str, Any]] = ()) -> str:
+def copy_summary(verdict: str, containment: float, page_share: float, spans: Iterable[Mapping[str, Any]] = (),
+                 place: str = "page") -> str:
     """The kind of copy and the sentence: "Full copy: 97% of the chapter appears on this page, ..."."""
     kind = copy_kind(verdict)
-    return f"{kind[:1].upper()}{kind[1:]}: {copy_sentence(containment, page_share, spans)}"
+    return f"{kind[:1].upper()}{kind[1:]}: {copy_sentence(containment, page_share, spans, place)}"
 
 
 def score_lines(scores: Mapping[str, float]) -> list[dict[str, Any]]:

@@ -81,7 +81,7 @@ def check_text(tracker: Tracker, store: Store, outline: Outline, text: str) -> d
             "chapter": m.original, "chapter_title": outline.title(m.original), "work": m.original.split("/", 1)[0],
             "verdict": m.verdict, "similarity": m.similarity, "containment": m.containment,
             "verdict_why": verdict_reason(m.containment, m.page_share, m.verdict, tracker.config),
-            "kind": copy_kind(m.verdict), "summary": copy_summary(m.verdict, m.containment, m.page_share, spans),
+            "kind": copy_kind(m.verdict), "summary": copy_summary(m.verdict, m.containment, m.page_share, spans, "text"),
             "page_share": m.page_share, "scores": dict(m.scores), "score_lines": score_lines(m.scores), "spans": spans,
             "passages": passages(spans, text, original),
         })

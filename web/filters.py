@@ -8,6 +8,8 @@ from urllib.parse import urlencode, urlsplit
 from flask import Flask, request, url_for
 from markupsafe import Markup, escape
 
+from tracker.wording import copy_kind
+
 from .highlight import highlight
 
 
@@ -49,6 +51,11 @@ def pct(value: float | None) -> str:
         return ""
     p = value * 100
     return f"{p:.0f}%" if p >= 10 or p == 0 else f"{p:.1f}%"
+
+
+def kind(verdict: str | None) -> str:
+    """A match's verdict as people name the kind of copy: full copy, part, excerpt (tracker.wording)."""
+    return copy_kind(verdict or "")
 
 
 def is_web_url(url: str | None) -> bool:
@@ -94,7 +101,7 @@ def with_query(base: str, **params: Any) -> str:
 
 
 def init_app(app: Flask) -> None:
-    for f in (when, day, num, pct, score, link):
+    for f in (when, day, num, pct, score, link, kind):
         app.add_template_filter(f)
     app.add_template_global(highlight)
     app.add_template_global(is_web_url)

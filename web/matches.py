@@ -13,6 +13,7 @@ from tracker.store import MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
 from .auth import safe_next
 from .evidence import match_evidence
 from .highlight import side_spans
+from .notices import sender_args
 from .params import match_filters, paging, sort_arg
 from .services import reports, services, store
 
@@ -65,7 +66,7 @@ def index() -> str:
 def detail() -> str:
     d = detail_data()
     spans = d["match"]["spans"]
-    return render_template("matches/detail.html", **d, statuses=MATCH_STATUSES,
+    return render_template("matches/detail.html", **d, statuses=MATCH_STATUSES, **sender_args(),
                            page_spans=side_spans(spans, "page"), original_spans=side_spans(spans, "original"))
 
 

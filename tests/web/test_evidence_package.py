@@ -213,14 +213,15 @@ def test_the_command_includes_excerpts_when_asked(home, tmp_path):
     assert left_out.exit_code == 1 and "only 1 confirmed excerpt" in left_out.output
     assert "add --include-excerpts to name it" in left_out.output
     named = run(["--work", "山城旧事", "--site", "biquge", "-o", out, "--no-pdf", "--include-excerpts"], home)
-    assert named.exit_code == 0 and "1 match(es) on 1 page(s)" in named.output
+    assert named.exit_code == 0 and "1 match on 1 page," in named.output
     with zipfile.ZipFile(out) as z:
         assert "blog.example/review.html" in z.read("notice.txt").decode()
 
 
 def test_the_evidence_page_links_to_the_package(admin):
     html = admin.get("/matches/view", query_string={"page_key": PAGE, "chapter": "山城旧事/第1章"}).get_data(True)
-    assert 'id="evidence-package"' in html and "/evidence/package?page_key=https" in html
+    assert 'id="evidence-package"' in html and 'action="/evidence/package"' in html
+    assert f'<input type="hidden" name="page_key" value="{PAGE}">' in html
 
 
 # ----------------------------------------------------------------------------- the command
@@ -246,7 +247,7 @@ def test_the_command_makes_and_checks_a_package(home, tmp_path):
     out = tmp_path / "p.zip"
     made = run([PAGE, "-o", str(out), "--no-pdf"], home)
     assert made.exit_code == 0, made.output
-    assert "1 match(es) on 1 page(s)" in made.output and "manifest SHA-256" in made.output
+    assert "1 match on 1 page," in made.output and "manifest SHA-256" in made.output
     ok = run(["--verify", str(out)], home)
     assert ok.exit_code == 0 and ok.output.startswith("ok: ")
     raw = bytearray(out.read_bytes())
@@ -275,7 +276,7 @@ def test_the_command_says_what_is_wrong(home, tmp_path):
     confirm_both(s)
     s.close()
     work = run(["--work", "山城旧事", "--site", "biquge", "-o", out, "--no-pdf"], home)
-    assert work.exit_code == 0 and "2 match(es) on 2 page(s)" in work.output
+    assert work.exit_code == 0 and "2 matches on 2 pages," in work.output
     assert "warning: page 2" in work.output
 
 
