@@ -6,7 +6,7 @@ import sys
 import click
 
 from fingerprint.cells import json_text, printable
-from fingerprint.cli.common import quiet_option, show, write_records
+from fingerprint.cli.common import RECORD_FORMATS, quiet_option, show, write_records
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.schedule import site_schedule
@@ -291,7 +291,7 @@ def sites_import(rules_file):
 
 
 @sites.command("list")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(RECORD_FORMATS), default="table", show_default=True)
 @domain_errors
 def sites_list(fmt):
     """The configured sites with their last crawl and match counts.
@@ -306,11 +306,11 @@ def sites_list(fmt):
     for s in store.sites():
         last = store.crawl_runs(site=s.name, limit=1)
         run = last[0] if last else None
-        schedule, next_crawl = schedule_text(store, s, ctx.settings.recrawl_hour)
+        shown = site_schedule(store, s, ctx.settings.recrawl_hour, now())
         rows.append({
             "site": s.name, "start_urls": " ".join(s.start_urls), "recrawl": "yes" if s.recrawl else "no",
-            "schedule": schedule, "next_crawl": next_crawl,
-            "last_crawl": run.finished_at.strftime("%Y-%m-%d %H:%M") if run else "never",
+            "schedule": shown["text"], "next_crawl": shown["next"],  # dates: ISO 8601 with offset in json/csv
+            "last_crawl": run.finished_at if run else ("never" if fmt == "table" else None),
             "outcome": run.outcome if run else "", "fetched": run.counts.get("fetched", 0) if run else 0,
             "stored": run.counts.get("stored", 0) if run else 0,
             "skipped": run.counts.get("skipped", 0) if run else 0, "failed": run.counts.get("failed", 0) if run else 0,

@@ -8,7 +8,7 @@ import time
 import click
 
 from fingerprint.cells import printable
-from fingerprint.cli.common import note, progress, quiet_option, show, write_records
+from fingerprint.cli.common import RECORD_FORMATS, note, progress, quiet_option, show, write_records
 from fingerprint.errors import FingerprintError
 
 from .settings import Settings, SettingsError
@@ -285,7 +285,7 @@ def reindex(refingerprint, quiet):
 
 
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(RECORD_FORMATS), default="table", show_default=True)
 @domain_errors
 def works(fmt):
     """List the registered works with their chapter and match counts.
@@ -300,13 +300,13 @@ def works(fmt):
         n = sum(1 for _ in ctx.store.chapters(work=w.id))
         ms = ctx.store.matches(work=w.id)
         rows.append({"work": w.id, "author": w.author, "chapters": n, "matches": len(ms),
-                     "sites": len({m.site for m in ms}), "registered": w.created_at.date().isoformat()})
+                     "sites": len({m.site for m in ms}), "registered": w.created_at})
     write_records(rows, fmt, ["work", "author", "chapters", "matches", "sites", "registered"])
 
 
 @main.command()
 @click.argument("work")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(RECORD_FORMATS), default="table", show_default=True)
 @domain_errors
 def report(work, fmt):
     """Where a work's chapters are copied: per chapter, the pages and sites that
@@ -332,9 +332,6 @@ def report(work, fmt):
             "last_seen": max((m.last_seen for m in ms), default=None),
             "pages": " ".join(sorted(m.page for m in ms)),
         })
-    for r in rows:
-        for k in ("first_seen", "last_seen"):
-            r[k] = r[k].strftime("%Y-%m-%d %H:%M") if r[k] else ""
     write_records(rows, fmt, ["chapter", "copies", "sites", "best_containment", "first_seen", "last_seen", "pages"])
     copied = sum(1 for r in rows if r["copies"])
     note(f"{w.title}: {copied} of {len(rows)} chapters copied", quiet=fmt != "table")
@@ -346,7 +343,7 @@ def report(work, fmt):
 @click.option("--status", type=click.Choice(MATCH_STATUSES), default=None)
 @click.option("--images", is_flag=True, help="List the images found on pages that copy registered images instead.")
 @click.option("--limit", type=click.IntRange(1), default=None)
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(RECORD_FORMATS), default="table", show_default=True)
 @domain_errors
 def matches(work, site, status, images, limit, fmt):
     """List matches, most contained first. JSON Lines records carry the evidence spans.
@@ -410,16 +407,26 @@ def set_status(page, original, status, by):
 
 @main.command()
 @click.option("--failures", type=click.IntRange(0), default=10, show_default=True, help="How many failures to list.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl", "csv"]), default="table",
+              show_default=True, help="json, jsonl, csv: one record per count (group, status, count), then one "
+                                      "per failed page (group \"failed page\", its key, reason and attempts).")
 @domain_errors
-def stats(failures):
+def stats(failures, fmt):
     """Counts by status, and the latest failed pages with their reasons.
 
     \b
     Example:
       fptrack stats
+      fptrack stats --format jsonl
     """
     ctx = open_context()
     c = ctx.store.counts()
+    if fmt != "table":
+        from .stats_rows import STATS_COLUMNS, stats_rows
+
+        fails = ctx.store.failures(limit=failures) if failures else []
+        write_records(stats_rows(c, fails), fmt, STATS_COLUMNS)
+        return
     click.echo(f"works {c['works']}, chapters {c['chapters']}")
     click.echo("pages    " + ", ".join(f"{k} {v}" for k, v in c["pages"].items()))
     click.echo("matches  " + ", ".join(f"{k} {v}" for k, v in c["matches"].items()))

@@ -6,6 +6,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 import click
@@ -13,6 +14,8 @@ import click
 from ..cells import defuse, json_text, printable
 from ..errors import FingerprintError
 
+#: The formats of a listing: an aligned table for people, CSV, JSON Lines and a JSON array for machines.
+RECORD_FORMATS = ["table", "csv", "jsonl", "json"]
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress bars or summaries on standard error.")
 
 
@@ -51,23 +54,31 @@ def show(message: str) -> None:
 
 
 def write_records(records: Iterable[dict[str, Any]], fmt: str, columns: Sequence[str], out=None) -> int:
-    """Write records as JSON Lines, CSV or an aligned table; return how many were written.
+    """Write records as JSON Lines, a JSON array, CSV or an aligned table; return how many were written.
 
-    JSON Lines are exact, with every control character escaped; CSV text cells that a
-    spreadsheet would run as formulas get a leading '; table cells show control characters
-    as escapes, so a crawled title cannot move the cursor or reverse the line."""
+    JSON is exact, with every control character escaped (\\u001b, \\u009b...); dates are ISO 8601 with
+    their UTC offset in JSON and CSV, whole numbers are integers. CSV text cells that a spreadsheet
+    would run as formulas get a leading '; CSV written to a terminal, and table cells, show control
+    characters as escapes, so a crawled title cannot move the cursor, retitle the window or reverse
+    the line."""
     out = out or sys.stdout
     n = 0
-    if fmt == "jsonl":
+    if fmt in ("jsonl", "json"):
+        if fmt == "json":
+            out.write("[")
         for rec in records:
-            out.write(json_text(rec) + "\n")
+            line = json_text({k: machine_value(v) for k, v in rec.items()})
+            out.write((",\n " if n and fmt == "json" else "") + line + ("\n" if fmt == "jsonl" else ""))
             n += 1
+        if fmt == "json":
+            out.write("]\n")
         return n
     if fmt == "csv":
-        w = csv.DictWriter(out, fieldnames=list(columns), extrasaction="ignore")
+        safe = printable if _is_terminal(out) else str  # exact data for files and pipes
+        w = csv.DictWriter(out, fieldnames=[safe(c) for c in columns], extrasaction="ignore")
         w.writeheader()
         for rec in records:
-            w.writerow({c: _csv_cell(rec.get(c)) for c in columns})
+            w.writerow({safe(c): safe(_csv_cell(machine_value(rec.get(c)))) for c in columns})
             n += 1
         return n
     if fmt == "table":
@@ -78,10 +89,33 @@ def write_records(records: Iterable[dict[str, Any]], fmt: str, columns: Sequence
         for r in rows:
             out.write("  ".join(_pad(v, w) for v, w in zip(r, widths)).rstrip() + "\n")
         return len(rows)
-    raise click.BadParameter(f"unknown format {fmt!r}; use jsonl, csv or table")
+    raise click.BadParameter(f"unknown format {fmt!r}; use table, csv, jsonl or json")
+
+
+def machine_value(v: Any) -> Any:
+    """A value as the machine formats write it: a date and time as ISO 8601 with its UTC offset
+    (a naive one is UTC), a whole float as an integer (4070.0 -> 4070), lists and dicts likewise inside."""
+    if isinstance(v, datetime):
+        return (v if v.tzinfo else v.replace(tzinfo=timezone.utc)).isoformat(timespec="seconds")
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    if isinstance(v, dict):
+        return {k: machine_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [machine_value(x) for x in v]
+    return v
+
+
+def _is_terminal(out) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):  # a closed or non-file stream
+        return False
 
 
 def _cell(v: Any) -> str:
+    if isinstance(v, datetime):  # a table is read by people: minutes, in UTC
+        return (v.astimezone(timezone.utc) if v.tzinfo else v).strftime("%Y-%m-%d %H:%M")
     if isinstance(v, float):
         return f"{v:.3f}"
     if isinstance(v, (dict, list)):
@@ -91,7 +125,11 @@ def _cell(v: Any) -> str:
 
 def _csv_cell(v: Any) -> str:
     # Only text is defused: a negative number is a number, not a formula.
-    return defuse(v) if isinstance(v, str) else _cell(v)
+    if isinstance(v, str):
+        return defuse(v)
+    if isinstance(v, (dict, list)):
+        return json_text(v)
+    return _cell(v)
 
 
 def _width(s: str) -> int:

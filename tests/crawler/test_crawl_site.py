@@ -166,8 +166,10 @@ def test_an_unreachable_site_is_counted_as_failed(registered):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    result = crawl(registered, f"http://127.0.0.1:{port}/")
+    r = fptrack(registered, "crawl", f"http://127.0.0.1:{port}/", *FAST, "--format", "jsonl", "-q", check=False)
+    result = json.loads(r.stdout)
     assert result["failed_reasons"] == {"connection refused": 1} and result["stored"] == 0
+    assert r.returncode == 1 and r.stderr == f"could not crawl http://127.0.0.1:{port}/: connection refused\n"
 
 
 def test_ctrl_c_pauses_and_the_same_command_resumes(registered, site):
@@ -196,10 +198,11 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(registered, site):
 
 
 def test_the_same_job_twice_at_once_on_disk_gets_a_message(registered, site):
-    from crawler.frontier import Membership, job_name
+    from crawler.frontier import Membership
     from crawler.rules import site_name
+    from tracker.names import job_for_urls
 
-    held = Membership(registered, job_name([site_name(site.url + "/")]))  # the job the command will run
+    held = Membership(registered, job_for_urls([site_name(site.url + "/")], [site.url + "/"]))  # the command's job
     held.join()
     try:
         r = fptrack(registered, "crawl", site.url + "/", *FAST, check=False)
