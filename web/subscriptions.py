@@ -8,6 +8,7 @@ added, it is shown as its scheme and host only, in the list, the messages and th
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +25,8 @@ from .services import services, store
 bp = Blueprint("subscriptions", __name__, url_prefix="/api")
 
 TEST_TIMEOUT = 5.0  # seconds a test waits in all for the mail server or the receiver (one try)
+WEBHOOK_SCHEMES = "https:// (recommended) or http://"  # the schemes a webhook may use, as the form says
+SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,19}")  # a scheme short enough to name back: never part of a key
 KIND_NAMES = {"new-match": "new copy found", "copy-back": "copy back after its removal",
               "removed": "copy removed after a takedown", "crawl-failed": "crawl failed"}
 
@@ -75,6 +78,17 @@ def _text(values: Mapping[str, Any], name: str) -> str:
     return raw.strip()
 
 
+def check_scheme(url: str) -> None:
+    """Refuse a webhook URL that is not http(s) with the schemes to use, naming the one given only
+    when it is a plain short word (the rest of the URL may hold the hook's key)."""
+    scheme, sep, _ = url.partition("://")
+    if sep and scheme.lower() in ("http", "https"):
+        return
+    given = f", not {scheme}://" if sep and SCHEME.fullmatch(scheme) else ""
+    raise NotifyError(f"the URL given is not a webhook URL: it must start with {WEBHOOK_SCHEMES}{given}; "
+                      "give one like https://hooks.example.com/fptrack")
+
+
 def add(values: Mapping[str, Any], kinds: Any = None) -> tuple[Subscription, bool]:
     """Add a subscription from a form or a JSON object (channel, target, work, site, secret;
     `kinds` a list, all when None); returns it and whether it replaced one of the same channel,
@@ -85,7 +99,9 @@ def add(values: Mapping[str, Any], kinds: Any = None) -> tuple[Subscription, boo
         raise NotifyError(f"choose how to tell: channel must be one of {', '.join(CHANNELS)}")
     if not target:
         raise NotifyError("give the e-mail address to write to" if channel == "email"
-                          else "give the webhook's URL (https://...) to POST the events to")
+                          else f"give the webhook's URL, starting {WEBHOOK_SCHEMES}, to POST the events to")
+    if channel == "webhook":
+        check_scheme(target)
     if kinds is None:
         kinds = list(EVENT_KINDS)
     if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):

@@ -68,7 +68,8 @@ def test_a_webhook_is_shown_as_its_scheme_and_host_only(admin, store):
     ({**EMAIL, "target": "rights at example"}, "&#39;rights at example&#39; is not an e-mail address; give one like "
                                                "rights@example.com."),
     ({**WEBHOOK, "target": "ftp://hooks.example.com/T0/xoxb-secret"},
-     "The URL given is not a webhook URL; give one like https://hooks.example.com/fptrack."),
+     "The URL given is not a webhook URL: it must start with https:// (recommended) or http://, not ftp://; "
+     "give one like https://hooks.example.com/fptrack."),
     ({**WEBHOOK, "target": "hooks.example.com/T0/xoxb-secret"}, "The URL given is not a webhook URL"),
     ({**WEBHOOK, "secret": ""}, "A webhook needs a secret to sign its events with"),
     ({**EMAIL, "work": "没有的书"}, "No work &#39;没有的书&#39;; registered works: 山城旧事."),
