@@ -246,3 +246,22 @@ def test_a_crawl_of_other_urls_on_the_host_does_not_resume_a_paused_one(settings
     assert json.loads(again.stdout)["outcome"] == "finished", again.stderr
     assert "/a/" not in resumed and any(p.startswith("/a/") and p.endswith(".html") for p in resumed), resumed
     assert not any(p.startswith("/b/") for p in resumed), resumed
+
+
+# ---- site names -------------------------------------------------------------------------------------
+
+def test_a_site_name_that_is_not_a_slug_is_refused_everywhere_with_a_valid_one(settings, tmp_path):
+    from tracker.names import SITE_FORM
+
+    rules = tmp_path / "sites.toml"
+    rules.write_text("[[site]]\nname = 'bad name/../'\nstart_urls = ['http://127.0.0.1:9/']\n", encoding="utf-8")
+    for args in (("sites", "add", "bad name/../", "http://127.0.0.1:9/"), ("sites", "import", str(rules)),
+                 ("crawl", "--site", "bad name/../"), ("crawl", "--rules", str(rules)),
+                 ("sites", "show", "bad name/../")):
+        r = fptrack(settings, *args)
+        assert r.returncode == 1, (args, r.stderr)
+        (line,) = r.stderr.splitlines()
+        assert SITE_FORM in line and "e.g. 'bad-name'" in line, (args, line)
+    assert "no sites yet" in fptrack(settings, "sites", "list").stderr
+    r = fptrack(settings, "sites", "add", "bad-name", "http://127.0.0.1:9/")
+    assert r.returncode == 0 and "site bad-name: 1 start URLs" in r.stdout
