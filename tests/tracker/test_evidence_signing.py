@@ -341,3 +341,23 @@ def test_verifying_a_huge_entry_takes_little_memory(tmp_path):
     result = verify_package(str(path))
     assert not result.ok and result.problems[0].startswith("changed file: pages/001/big.bin")
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_a_warc_file_that_inflates_to_gigabytes_is_hashed_not_read_back():
+    import gzip
+    import tracemalloc
+
+    from tracker.evidence.package import MAX_WARC_CHECK
+
+    bomb = gzip.compress(bytes(MAX_WARC_CHECK + 1024 * 1024), compresslevel=9)  # about 65 MiB of zeros, 64 KB packed
+    small = [("pages/001/a.warc.gz", bomb)]
+    data = package(files=small)
+    tracemalloc.start()
+    try:
+        result = verify_package(io.BytesIO(data))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.ok and result.files == 1 and result.warc_records == 0, result.problems
+    assert result.notes[0].startswith("pages/001/a.warc.gz: more than") and "too large to read" in result.notes[0]
+    assert peak < 16 * 1024 * 1024, f"verify allocated {peak} bytes at its peak for a {len(bomb)}-byte WARC file"
