@@ -106,3 +106,13 @@ def closed_port() -> int:
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def routes(by_path: dict[str, Handler], default: Handler | None = None) -> Handler:
+    """A handler per request path; others get a 404."""
+    missing = default or answer(b"<h1>404</h1>", "404 Not Found")
+
+    def handle(head: bytes, conn: socket.socket) -> None:
+        path = head.split(b" ", 2)[1].decode("latin-1") if head.count(b" ") >= 2 else "/"
+        by_path.get(path, missing)(head, conn)
+    return handle
