@@ -21,6 +21,7 @@ from .test_admin_browser import WAIT, page_left
 
 pytestmark = pytest.mark.slow
 
+FOLLOWED = ("https://biquge.example/2.html", "山城旧事/第2章")
 SIZES = {"phone": (400, 850), "desktop": (1400, 1000)}
 SHOTS = ARTIFACTS / "phone"
 
@@ -114,6 +115,9 @@ def admin_site(tmp_path_factory) -> Iterator[Admin]:
     ctx = Context(settings)
     try:
         fill(ctx.store)
+        # a takedown sent, so the follow-up page has a site and a copy still up to show
+        for status in ("confirmed", "takedown-sent"):
+            ctx.store.set_match_status(*FOLLOWED, status, by="admin")
     finally:
         ctx.close()
     app = create_app({"SETTINGS": settings})
