@@ -41,6 +41,8 @@ def evil(settings, tmp_path):
     finally:
         ctx.close()
     assert fptrack(settings, "sites", "add", "copies", "http://127.0.0.1:9/").returncode == 0
+    r = fptrack(settings, "notify", "add", "--email", "rights@example.com", "--work", EVIL)
+    assert r.returncode == 0, r.stderr
     return settings
 
 
@@ -62,6 +64,13 @@ def test_every_listing_in_every_format_cannot_steer_a_terminal(evil, args, fmt):
         assert "Evil\\u001b]0;pwned\\u0007\\u009b6n\\u202e书" in shown  # JSON's own escapes: still exact
     elif args[0] in ("works", "matches"):
         assert "Evil\\x1b]0;pwned\\x07\\x9b6n\\u202e书" in shown  # visible escapes
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "jsonl"])
+def test_the_subscriptions_listing_cannot_steer_a_terminal(evil, fmt):
+    rc, shown = fptrack_in_terminal(evil, "notify", "list", "--format", fmt)
+    assert rc == 0 and "rights@example.com" in shown and "pwned" in shown, shown
+    assert not any(c in shown for c in RAW), repr(shown)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "json"])
