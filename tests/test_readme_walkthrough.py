@@ -123,7 +123,7 @@ def test_the_notice_lists_the_confirmed_copy_and_the_follow_up_rechecks_it(walke
     assert f"1. {page}" in notice and "《山城旧事》 第一章 雨夜来客" in notice
     assert f"{site}book/1/2.html" not in notice.split("Signed:")[0]  # only the confirmed copy
     assert f"{page} -> 山城旧事/第一章 雨夜来客: takedown-sent" in done.stdout
-    assert "1 pages re-checked: 1 still up" in done.stdout
+    assert "1 page re-checked: 1 still up" in done.stdout
 
 
 def test_the_readme_shows_what_the_walkthrough_prints(walked):

@@ -10,6 +10,7 @@ import click
 from fingerprint.cells import printable
 from fingerprint.cli.common import RECORD_FORMATS, note, progress, quiet_option, show, write_records
 from fingerprint.errors import FingerprintError
+from fingerprint.plural import counted
 
 from .settings import Settings, SettingsError
 from .store import MATCH_STATUSES, NotFound, StoreError
@@ -163,9 +164,9 @@ def add_work(title, path, author, covers, verbose, quiet):
     r = register_work(ctx, title, path, author=author, images=covers)
     n = len(r.added) + len(r.changed) + len(r.unchanged)
     images = r.images
-    pictures = (f", {images.registered} images ({len(images.added)} new, {len(images.changed)} changed, "
+    pictures = (f", {counted(images.registered, 'image')} ({len(images.added)} new, {len(images.changed)} changed, "
                 f"{len(images.unchanged)} unchanged)") if images.registered or covers else ""
-    show(f"{r.work.title}: {n} chapters ({len(r.added)} new, {len(r.changed)} changed, "
+    show(f"{r.work.title}: {counted(n, 'chapter')} ({len(r.added)} new, {len(r.changed)} changed, "
          f"{len(r.unchanged)} unchanged){pictures} in {time.perf_counter() - t0:.1f} s")
     if r.empty:
         note(f"not indexed (no text left after removing boilerplate): {', '.join(r.empty)}", quiet=quiet)
@@ -197,8 +198,8 @@ def ingest(paths, site, no_process, verbose, quiet):
 
     ctx = open_context()
     r = do_ingest(ctx, list(paths), site=site)
-    click.echo(f"{len(r.queued)} pages queued, {len(r.unchanged)} unchanged"
-               + (f"; {len(r.images)} images queued, {len(r.images_unchanged)} unchanged"
+    click.echo(f"{counted(len(r.queued), 'page')} queued, {len(r.unchanged)} unchanged"
+               + (f"; {counted(len(r.images), 'image')} queued, {len(r.images_unchanged)} unchanged"
                   if r.images or r.images_unchanged else ""))
     read_summary(r.read, verbose=verbose, quiet=quiet)
     if r.queued and not no_process:
@@ -226,11 +227,12 @@ def process(limit, quiet):
     bar = progress(None, quiet=quiet, desc="processing pages", total=limit, unit="page")
     counts = process_queued(ctx, limit=limit, each=lambda r: bar.update(1))
     bar.close()
-    click.echo(f"{counts['done']} pages done, {counts['failed']} failed, {counts['matches']} matches "
+    click.echo(f"{counted(counts['done'], 'page')} done, {counts['failed']} failed, {counted(counts['matches'], 'match')} "
                f"in {time.perf_counter() - t0:.1f} s")
     images = process_queued_images(ctx, limit=limit)
     if images["done"] or images["failed"]:
-        click.echo(f"{images['done']} images done, {images['failed']} failed, {images['matches']} image matches")
+        click.echo(f"{counted(images['done'], 'image')} done, {images['failed']} failed, "
+                   f"{counted(images['matches'], 'image match')}")
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -281,7 +283,7 @@ def reindex(refingerprint, quiet):
     t0 = time.perf_counter()
     n = do_reindex(ctx, refingerprint=refingerprint,
                    progress=lambda it: progress(it, quiet=quiet, desc="fingerprinting", unit="chapter"))
-    click.echo(f"indexed {n} chapters in {time.perf_counter() - t0:.1f} s")
+    click.echo(f"indexed {counted(n, 'chapter')} in {time.perf_counter() - t0:.1f} s")
 
 
 @main.command()

@@ -6,6 +6,7 @@ import time
 import click
 
 from fingerprint.cli.common import note, progress, quiet_option, show, write_records
+from fingerprint.plural import counted
 
 from .cli import click_errors, open_context
 from .notify import NotifyError
@@ -38,15 +39,13 @@ def recheck(site, delay, timeout, removed_days, fmt, quiet):
       fptrack recheck
       fptrack recheck --site biquge --format jsonl
     """
-    from .egress import EgressPolicy
     from .followup import PoliteClient
     from .followup import recheck as run
 
     ctx = open_context()
     t0 = time.perf_counter()
     bar = progress(None, quiet=quiet, desc="re-checking pages", unit="page")
-    client = PoliteClient(delay=delay, timeout=timeout, policy=EgressPolicy.load(ctx.settings))
-    report = run(ctx, site=site, client=client, removed_days=removed_days,
+    report = run(ctx, site=site, client=PoliteClient(delay=delay, timeout=timeout), removed_days=removed_days,
                  each=lambda c: bar.update(1))
     bar.close()
     write_records(({"page": c.page, "url": c.url, "outcome": c.outcome, "http": c.http_status,
@@ -164,7 +163,8 @@ def send(attempts):
     r = send_pending(ctx.store, ctx.settings, attempts=attempts)
     for line in r.problems:
         note(line, quiet=False)
-    click.echo(f"{r.digests} digests and {r.webhooks} webhook events sent ({r.events} deliveries); "
+    click.echo(f"{counted(r.digests, 'digest')} and {counted(r.webhooks, 'webhook event')} sent "
+               f"({counted(r.events, 'delivery')}); "
                f"{r.waiting} waiting")
     if r.problems:
         raise SystemExit(1)  # for cron and scripts: something waits for the next send
@@ -212,7 +212,9 @@ def purge(days, dry_run):
         return
     r = expire_events(ctx.store, days, dry_run=dry_run)
     if dry_run:
-        click.echo(f"would remove {r.events} events and {r.deliveries} deliveries older than {days} days "
+        click.echo(f"would remove {counted(r.events, 'event')} and {counted(r.deliveries, 'delivery')} older than "
+                   f"{counted(days, 'day')} "
                    "(--dry-run: nothing removed)")
     else:
-        click.echo(f"removed {r.events} events and {r.deliveries} deliveries older than {days} days")
+        click.echo(f"removed {counted(r.events, 'event')} and {counted(r.deliveries, 'delivery')} older than "
+                   f"{counted(days, 'day')}")

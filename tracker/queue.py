@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from kombu.exceptions import OperationalError
 from kombu.utils.url import maybe_sanitize_url
 
+from fingerprint.plural import counted
+
 from . import pipeline
 from .context import Context
 from .settings import SettingsError
@@ -25,7 +27,7 @@ def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None) -> str:
     if app is None and not ctx.settings.broker_url:
         return _process_here(ctx, keys)
     _send(ctx, PROCESS_PAGE, keys, app)
-    return f"queued {len(keys)} pages for the workers"
+    return f"queued {counted(len(keys), 'page')} for the workers"
 
 
 def dispatch_images(ctx: Context, keys: Iterable[str], *, app=None) -> str:
@@ -36,10 +38,10 @@ def dispatch_images(ctx: Context, keys: Iterable[str], *, app=None) -> str:
     if app is None and not ctx.settings.broker_url:
         done = [process_image(ctx, key) for key in keys]
         failed = sum(r.status == "failed" for r in done)
-        return (f"{len(done) - failed} images done, {failed} failed, "
-                f"{sum(len(r.matches) for r in done)} image matches")
+        return (f"{counted(len(done) - failed, 'image')} done, {failed} failed, "
+                f"{counted(sum(len(r.matches) for r in done), 'image match')}")
     _send(ctx, PROCESS_IMAGE, keys, app)
-    return f"queued {len(keys)} images for the workers"
+    return f"queued {counted(len(keys), 'image')} for the workers"
 
 
 def _send(ctx: Context, name: str, keys: list[str], app=None) -> None:
@@ -71,5 +73,5 @@ def _process_here(ctx: Context, keys: list[str]) -> str:
         failed += r.status == "failed"
         missing += r.status == "missing"
         matches += len(r.matches)
-    text = f"{done} pages done, {failed} failed, {matches} matches"
+    text = f"{counted(done, 'page')} done, {failed} failed, {counted(matches, 'match')}"
     return text + (f", {missing} not in the store" if missing else "")

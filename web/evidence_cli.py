@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from fingerprint.plural import counted
 from tracker.cli import click_errors
 from tracker.evidence.pdf import PdfError
 from tracker.evidence.signing import SigningError
@@ -105,8 +106,8 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
         store.close()
     for w in packed.warnings:
         click.echo(f"warning: {w}", err=True)
-    click.echo(f"{output}: {len(selection.matches)} match(es) on {len(selection.pages)} page(s), "
-               f"{len(packed.files)} files; manifest SHA-256 {packed.manifest_sha256}")
+    click.echo(f"{output}: {counted(len(selection.matches), 'match')} on {counted(len(selection.pages), 'page')}, "
+               f"{counted(len(packed.files), 'file')}; manifest SHA-256 {packed.manifest_sha256}")
 
 
 def _print_public_key(org: str | None) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from .. import buaa
+from ..plural import counted
 from .common import friendly_errors, note, quiet_option
 
 
@@ -56,7 +57,7 @@ def command(n: str, m: str, directory: Path, output: Path | None, quiet: bool) -
     click.echo(result.first_block, nl=False)
     fps = result.fingerprints
     note(
-        f"wrote {path}: {len(fps.sample_ids)} samples checked against {len(fps.article_ids)} pages "
+        f"wrote {path}: {counted(len(fps.sample_ids), 'sample')} checked against {counted(len(fps.article_ids), 'page')} "
         f"(N={n_value}, M={m_value}) in {time.perf_counter() - started:.2f} s",
         quiet=quiet,
     )

@@ -8,6 +8,7 @@ import click
 
 from ..cluster import SinglePass
 from ..normalize import normalize
+from ..plural import counted
 from ..simhash import Simhash, simhash, text_simhash
 from .common import friendly_errors, note, progress, quiet_option, write_records
 
@@ -87,7 +88,7 @@ def command(inputs, threshold, bits, ngram, hashname, fmt, per_cluster, duplicat
     dup = sum(1 for c in clusters if len(c) > 1)
     note(f"dedup: {report.summary()}", quiet=quiet)
     note(
-        f"dedup: {len(rows)} documents in {len(clusters)} clusters ({dup} with near-duplicates), "
+        f"dedup: {counted(len(rows), 'document')} in {counted(len(clusters), 'cluster')} ({dup} with near-duplicates), "
         f"threshold {threshold} of {bits} bits, {elapsed:.2f} s",
         quiet=quiet,
     )

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 
 from ..errors import InputError
 from ..models import Document
+from ..plural import counted
 from ..sources import ReadReport, image_files, read_documents, without_images
 from .common import note
 
@@ -28,7 +29,7 @@ def load(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False
 def load_one(path: str, *, what: str, quiet: bool) -> Document:
     docs = load([path], what=what, quiet=quiet)
     if len(docs) != 1:
-        raise InputError(f"{path} holds {len(docs)} documents; {what} must be a single text (one file, one record)")
+        raise InputError(f"{path} holds {counted(len(docs), 'document')}; {what} must be a single text (one file, one record)")
     return docs[0]
 
 
@@ -53,7 +54,7 @@ def load_with_images(inputs: Sequence[str], *, what: str, quiet: bool, verbose: 
     docs = list(read_documents(inputs, report))
     without_images(report)
     if report.problems or problems:
-        note(f"{what}: {report.summary()}; {len(images)} images" + (f", {len(problems)} unreadable" if problems
+        note(f"{what}: {report.summary()}; {counted(len(images), 'image')}" + (f", {len(problems)} unreadable" if problems
                                                                    else ""), quiet=quiet)
         if verbose:
             for line in report.details() + problems:

@@ -9,6 +9,7 @@ from ..engine import EngineConfig
 from ..track import Tracker
 from .common import friendly_errors, note, progress, quiet_option, write_records
 from ..image import match_images
+from ..plural import counted
 from .inputs import load_with_images
 
 COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_share",
@@ -79,7 +80,7 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     n = write_records(records(), fmt, columns)
     s = tracker.stats
     empty = f", {len(s.empty)} empty after removing boilerplate" if s.empty else ""
-    images = f" (and {len(original_images)} original and {len(page_images)} page images)" if (
-        original_images or page_images) else ""
-    note(f"{s.originals} originals, {s.pages} pages{empty}{images}: {s.candidates} candidate pairs verified, "
-         f"{n} copies found in {time.perf_counter() - t0:.1f} s", quiet=quiet)
+    images = (f" (and {counted(len(original_images), 'original image')} and "
+              f"{counted(len(page_images), 'page image')})") if original_images or page_images else ""
+    note(f"{counted(s.originals, 'original')}, {counted(s.pages, 'page')}{empty}{images}: "
+         f"{counted(s.candidates, 'candidate pair')} verified, {counted(n, 'copy')} found in {time.perf_counter() - t0:.1f} s", quiet=quiet)

@@ -76,7 +76,7 @@ def test_a_page_taken_down_is_marked_removed_and_a_copy_back_reopens(ctx, settin
     # Taken down: 404, the copy is marked removed with the date; the page (the evidence) stays.
     site.take_down("/book/1/2.html")
     r = run("recheck", "--delay", "0", env=env)
-    assert r.exit_code == 0 and "1 gone (1 matches marked removed)" in r.output, r.output
+    assert r.exit_code == 0 and "1 gone (1 match marked removed)" in r.output, r.output
     m = ctx.store.get_match(url, CHAPTER)
     assert m.status == "removed" and statuses(m)[-1] == "removed" and m.history[-1]["by"] == "fptrack recheck"
     assert datetime.fromisoformat(m.history[-1]["at"]).date() == datetime.now(timezone.utc).date()
@@ -92,7 +92,7 @@ def test_a_page_taken_down_is_marked_removed_and_a_copy_back_reopens(ctx, settin
     # Put back: the match reopens, with its history and a copy-back event.
     site.put("/book/1/2.html", chapter_html())
     r = run("recheck", "--delay", "0", env=env)
-    assert r.exit_code == 0 and "1 copies back" in r.output, r.output
+    assert r.exit_code == 0 and "1 copy back" in r.output, r.output
     m = ctx.store.get_match(url, CHAPTER)
     assert m.status == "confirmed"
     assert statuses(m) == ["confirmed", "takedown-sent", "removed", "confirmed"]

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bench.images import cover, encode, transforms
+from fingerprint.plural import counted
 from tracker import tasks
 from tracker.celery_app import create_celery
 from tracker.cli import main
@@ -165,7 +166,7 @@ def test_the_cli_registers_covers_lists_image_matches_and_reviews_them(tmp_path,
         return r
 
     r = run("add-work", "山城旧事", SAMPLES / "originals", "--cover", art_dir / "front.png")
-    assert r.exit_code == 0 and "1 images (1 new" in r.output
+    assert r.exit_code == 0 and "1 image (1 new" in r.output
     r = run("add-work", "山城旧事", "--cover", art_dir)  # images only: the chapters stay
     assert r.exit_code == 0 and "0 chapters" in r.output and "1 unchanged)" in r.output
     pages = tmp_path / "pages"
@@ -174,7 +175,7 @@ def test_the_cli_registers_covers_lists_image_matches_and_reviews_them(tmp_path,
     write(pages, negatives, ".png")
     r = run("ingest", pages, "--site", "pirate")
     done = len(front) + len(negatives)
-    assert r.exit_code == 0 and f"{done} images done, 0 failed, {len(front)} image matches" in r.output
+    assert r.exit_code == 0 and f"{counted(done, 'image')} done, 0 failed, {counted(len(front), 'image match')}" in r.output
     r = run("matches", "--images", "--format", "jsonl")
     rows = [json.loads(line) for line in r.output.splitlines()]
     assert sorted(row["image"] for row in rows) == sorted(f"{k}.jpg" for k in front)

@@ -99,7 +99,7 @@ def test_the_digest_reaches_a_real_smtp_server_with_everything_since_the_last(ct
     with SMTPServer(free_port()) as smtp:
         env = {**env, "FPT_SMTP_URL": smtp.url}
         r = run("notify", "send", env=env)
-        assert r.exit_code == 0 and r.stdout.startswith("1 digests and 0 webhook events sent (2 deliveries)"), r.output
+        assert r.exit_code == 0 and r.stdout.startswith("1 digest and 0 webhook events sent (2 deliveries)"), r.output
         [(sender, to, msg)] = smtp.inbox.messages
         assert sender == MAIL_FROM and to == ["rights@example.com"]
         assert msg["Subject"] == "fptrack: 2 new copies" and msg["From"] == MAIL_FROM
@@ -153,7 +153,7 @@ def test_a_webhook_gets_each_event_signed_and_a_failed_delivery_is_retried(ctx, 
         copy_found(ctx, "https://pirate.example/2.html")
         copy_found(ctx, "https://other.example/2.html", site="other")  # another site: not for this hook
         r = run("notify", "send", env=env)
-        assert r.exit_code == 0 and "1 webhook events sent" in r.stdout, r.output
+        assert r.exit_code == 0 and "1 webhook event sent" in r.stdout, r.output
     assert hook.answers == [503, 200]
     for headers, body in hook.received:
         expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
@@ -236,12 +236,12 @@ def _events_of_age(store, days_old: dict[str, int], pending: set[str] = frozense
 def test_notify_purge_removes_old_delivered_events_and_says_how_many(ctx, env):
     _events_of_age(ctx.store, {"old": 200, "old-pending": 300, "month": 40, "new": 1}, pending={"old-pending"})
     r = run("notify", "purge", "--dry-run", env=env)
-    assert r.exit_code == 0 and r.stdout == ("would remove 1 events and 1 deliveries older than 180 days "
+    assert r.exit_code == 0 and r.stdout == ("would remove 1 event and 1 delivery older than 180 days "
                                              "(--dry-run: nothing removed)\n")
     assert len(ctx.store.events(limit=None)) == 4
     r = run("notify", "purge", env=env)
-    assert r.exit_code == 0 and r.stdout == "removed 1 events and 1 deliveries older than 180 days\n"
-    assert run("notify", "purge", "--days", "30", env=env).stdout.startswith("removed 1 events and 1 deliveries")
+    assert r.exit_code == 0 and r.stdout == "removed 1 event and 1 delivery older than 180 days\n"
+    assert run("notify", "purge", "--days", "30", env=env).stdout.startswith("removed 1 event and 1 delivery")
     assert sorted(e.id for e in ctx.store.events(limit=None)) == ["new", "old-pending"]
     assert [d.event for d in ctx.store.deliveries()] == ["old-pending", "new"]
 

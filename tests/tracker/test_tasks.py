@@ -340,7 +340,7 @@ def test_dispatch_without_broker_processes_here(settings, ctx):
     store_page(ctx, "a", PIRATED)
     store_page(ctx, "b", ADS_ONLY)
     out = dispatch_pages(ctx, ["a", "b", "a", "gone"])
-    assert out == "1 pages done, 1 failed, 1 matches, 1 not in the store"
+    assert out == "1 page done, 1 failed, 1 match, 1 not in the store"
 
 
 def test_dispatch_with_an_app_sends_tasks(app, ctx):
