@@ -16,8 +16,6 @@ from __future__ import annotations
 import logging
 import statistics
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -31,6 +29,7 @@ from fingerprint.plural import counted
 
 from . import notify
 from .context import Context
+from .egress import EgressPolicy, FetchError, fetch
 from .pipeline import to_record
 from .store import MatchRecord, NotFound, Page, Store, now
 from .store.followup import Recheck
@@ -40,7 +39,7 @@ log = logging.getLogger(__name__)
 USER_AGENT = "fptrack/0.1 (+content fingerprint tracking; respects robots.txt)"  # the crawler's
 GONE = frozenset({404, 410, 451})  # Not Found, Gone, Unavailable For Legal Reasons
 MAX_BYTES = 4 * 1024 * 1024  # as the crawler's DOWNLOAD_MAXSIZE
-TIMEOUT = 30.0
+TIMEOUT = 30.0  # seconds for one request in all: connecting, the headers and the body
 DELAY = 1.0  # seconds between two requests to one host, unless the site's rules ask for more
 REMOVED_DAYS = 30  # removed copies are looked at again this long, to catch one that comes back
 BY = "fptrack recheck"
@@ -59,13 +58,15 @@ class Fetched:
 
 
 class PoliteClient:
-    """GET with the crawler's user agent, a timeout, a size limit, a delay between requests to
-    one host, and robots.txt read once per host (with Protego, the parser Scrapy uses)."""
+    """GET with the crawler's user agent, the egress policy (tracker.egress), a total deadline, a
+    size limit, a delay between requests to one host, and robots.txt read once per host (with
+    Protego, the parser Scrapy uses)."""
 
     def __init__(self, *, timeout: float = TIMEOUT, max_bytes: int = MAX_BYTES, delay: float = DELAY,
                  user_agent: str = USER_AGENT, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, policy: EgressPolicy | None = None):
         self.timeout, self.max_bytes, self.delay, self.user_agent = timeout, max_bytes, delay, user_agent
+        self.policy = policy or EgressPolicy.load()
         self._sleep, self._clock = sleep, clock
         self._robots: dict[str, Any] = {}
         self._last: dict[str, float] = {}
@@ -80,30 +81,23 @@ class PoliteClient:
         self._last[host] = self._clock()
 
     def get(self, url: str, *, delay: float | None = None) -> Fetched:
+        """One GET through the egress policy, within `timeout` seconds in all (redirects included);
+        every failure is a Fetched with status 0 and the reason ("timed out", "incomplete answer",
+        "refused to fetch ...: 127.0.0.1 is a loopback address; ...")."""
         host = (urlsplit(url).hostname or "").lower()
         self._wait(host, self.delay if delay is None else max(delay, self.delay))
         self.requests += 1
-        request = urllib.request.Request(url, headers={"User-Agent": self.user_agent, "Accept": "text/html,*/*"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as r:
-                body = r.read(self.max_bytes + 1)
-                return Fetched(r.geturl(), r.status, body[:self.max_bytes], r.headers.get_content_type(),
-                               r.headers.get_content_charset(),
-                               error=f"cut at {self.max_bytes} bytes" if len(body) > self.max_bytes else "")
-        except urllib.error.HTTPError as e:
-            try:
-                body = e.read(self.max_bytes)
-            except OSError:
-                body = b""
-            e.close()
-            return Fetched(url, e.code, body, error=f"HTTP {e.code} {e.reason}")
-        except urllib.error.URLError as e:
-            reason = e.reason
-            return Fetched(url, 0, error=f"no answer: {getattr(reason, 'strerror', None) or reason}")
-        except OSError as e:  # a timeout while reading, a connection reset
-            return Fetched(url, 0, error=f"no answer: {e or type(e).__name__}")
-        except ValueError as e:
-            return Fetched(url, 0, error=f"bad URL: {e}")
+            r = fetch(url, policy=self.policy, headers={"User-Agent": self.user_agent, "Accept": "text/html,*/*"},
+                      deadline=self.timeout, max_bytes=self.max_bytes)
+        except FetchError as e:
+            if e.reason.startswith("refused"):
+                return Fetched(url, 0, error=str(e))
+            return Fetched(url, 0, error=f"no answer: {e.reason}")
+        if r.status >= 400:
+            return Fetched(r.url, r.status, r.body, error=f"HTTP {r.status} {r.reason}".rstrip())
+        return Fetched(r.url, r.status, r.body, r.content_type, r.charset,
+                       error=f"cut at {self.max_bytes} bytes" if r.truncated else "")
 
     def allowed(self, url: str) -> bool:
         """Whether robots.txt lets this user agent fetch `url`. A robots.txt that is missing (4xx)
@@ -274,7 +268,7 @@ def recheck(ctx: Context, *, site: str | None = None, client: PoliteClient | Non
             removed_days: int = REMOVED_DAYS, clock: Callable[[], datetime] = now,
             each: Callable[[PageCheck], None] | None = None) -> RecheckReport:
     """Re-check every page whose takedown was sent (and those removed lately): see the module's doc."""
-    client = client or PoliteClient()
+    client = client or PoliteClient(policy=EgressPolicy.load(ctx.settings))
     store = ctx.store
     rules: dict[str, dict[str, Any]] = {}
     report = RecheckReport()

@@ -39,13 +39,15 @@ def recheck(site, delay, timeout, removed_days, fmt, quiet):
       fptrack recheck
       fptrack recheck --site biquge --format jsonl
     """
+    from .egress import EgressPolicy
     from .followup import PoliteClient
     from .followup import recheck as run
 
     ctx = open_context()
     t0 = time.perf_counter()
     bar = progress(None, quiet=quiet, desc="re-checking pages", unit="page")
-    report = run(ctx, site=site, client=PoliteClient(delay=delay, timeout=timeout), removed_days=removed_days,
+    client = PoliteClient(delay=delay, timeout=timeout, policy=EgressPolicy.load(ctx.settings))
+    report = run(ctx, site=site, client=client, removed_days=removed_days,
                  each=lambda c: bar.update(1))
     bar.close()
     write_records(({"page": c.page, "url": c.url, "outcome": c.outcome, "http": c.http_status,
