@@ -14,7 +14,7 @@ from flask_wtf.csrf import generate_csrf
 
 from tracker.store import NotFound
 
-from . import dashboard, images, matches, notices, search, sites, works
+from . import dashboard, images, matches, notices, packages, search, sites, works
 from .access import reads_only
 from .params import json_body
 
@@ -113,6 +113,12 @@ def takedown_sent() -> Any:
     body = json_body()
     args = notices.notice_args(body)
     return jsonify(changed=notices.mark_sent(args["work"], args["site"], current_user.name, args["include_excerpts"]))
+
+
+@bp.route("/evidence/package")
+def evidence_package() -> Any:
+    """page_key, sender, contact, include_excerpts: the page's evidence package (a zip), as the admin's download."""
+    return packages.package_response()
 
 
 @bp.route("/search")

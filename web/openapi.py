@@ -127,6 +127,13 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/takedown/sent", "post"): {"summary": "Move the matches a notice lists to takedown-sent",
                                      "body": body(work="string", site="string", include_excerpts="boolean"),
                                      "response": obj(changed="integer")},
+    ("/api/evidence/package", "get"): {
+        "summary": "The evidence package of a page (a zip: WARC, screenshot, report, takedown notice, manifest)",
+        "query": [("page_key", "string", "the page's key (its URL as crawled)"),
+                  ("sender", "string", "who sends the notice (default: the organisation)"),
+                  ("contact", "string", "how to reply"),
+                  ("include_excerpts", "boolean", "name confirmed excerpts in the notice too (1)")],
+        "required": ["page_key"], "response": {"type": "string", "format": "binary"}, "types": ["application/zip"]},
     ("/api/search", "get"): {"summary": "Works, sites and pages by a word of them",
                              "query": [("q", "string", "what to look for"), *PAGING], "required": ["q"],
                              "response": obj("q", "works", "sites", "page", "pages", "paging")},
@@ -134,7 +141,8 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                         "(reads only: a read token may use it)",
                              "body": body("text", text="string"), "reads": True,
                              "response": obj("chars", "units", "matches", "text_segments")},
-    ("/api/check-url", "post"): {"summary": "Fetch a page and match it now (nothing is stored)",
+    ("/api/check-url", "post"): {"summary": "Fetch a page and match it now (nothing is stored); admins and write "
+                                            "tokens only, as the server fetches",
                                  "body": body("url", url="string"), "reads": True,
                                  "response": obj("url", "matches")},
     ("/api/followup", "get"): {"summary": "Takedowns sent, copies removed, matches still open, latest events",

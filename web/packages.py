@@ -29,6 +29,11 @@ def _chunks(f: Any, size: int = 256 * 1024):
 
 @bp.route("/package")
 def package() -> Response:
+    return package_response()
+
+
+def package_response() -> Response:
+    """The zip of page_key's evidence, for the admin's download and GET /api/evidence/package."""
     page = request.args.get("page_key", "")
     if not page:
         abort(400, "name the page: page_key=...")

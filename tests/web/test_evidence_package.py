@@ -218,6 +218,24 @@ def test_the_command_includes_excerpts_when_asked(home, tmp_path):
         assert "blog.example/review.html" in z.read("notice.txt").decode()
 
 
+def test_scripts_get_the_package_from_the_api_with_the_same_options(client, store, monkeypatch):
+    from .test_auth import basic
+
+    monkeypatch.setenv("FPT_CHROMIUM", "/nonexistent/chromium")
+    blog = blog_excerpt(store)
+    r = client.get("/api/evidence/package", query_string={"page_key": blog, "sender": "林岚工作室",
+                                                           "include_excerpts": "1"}, headers=basic("viewer"))
+    assert r.status_code == 200 and r.mimetype == "application/zip"
+    assert verify_package(io.BytesIO(r.get_data())).ok
+    with zipfile.ZipFile(io.BytesIO(r.get_data())) as z:
+        notice = z.read("notice.txt").decode()
+    assert "From: 林岚工作室" in notice and blog in notice and "(excerpt)" in notice
+    missing = client.get("/api/evidence/package", query_string={"page_key": "https://nowhere.example/"},
+                         headers=basic("viewer"))
+    assert missing.status_code == 404 and missing.is_json and "no page" in missing.get_data(as_text=True)
+    assert client.get("/api/evidence/package", query_string={"page_key": blog}).status_code == 401
+
+
 def test_the_evidence_page_links_to_the_package(admin):
     html = admin.get("/matches/view", query_string={"page_key": PAGE, "chapter": "山城旧事/第1章"}).get_data(True)
     assert 'id="evidence-package"' in html and 'action="/evidence/package"' in html

@@ -28,6 +28,7 @@ GET = {
     "/api/images": {"site": "biquge"}, "/api/images/view": I1,
     "/followup/": {}, "/api/followup": {"site": "biquge"}, "/api/subscriptions": {},
     "/evidence/package": {"page_key": M1["page_key"]}, "/api/evidence/public-key": {},
+    "/api/evidence/package": {"page_key": M1["page_key"]},
     "/works/<work_id>/chapters": {"work_id": "山城旧事"}, "/works/<work_id>/remove": {"work_id": "山城旧事"},
     "/api/works/<work_id>/chapters": {"work_id": "山城旧事"},
     "/sites/manage": {"name": "biquge"}, "/api/sites/<name>/crawl": {"name": "biquge"},
