@@ -74,7 +74,11 @@ def crawl(urls, rules_file, site_names, all_sites, max_pages, depth, timeout, re
     main text (site chrome and ads removed), joins chapters split over pages,
     and stores each page; without FPT_BROKER_URL the pages are matched before
     the command ends, so `fptrack matches` shows the results. Obeys robots.txt.
-    Ctrl-C (once) pauses: run the same command again to resume.
+    Ctrl-C (once) pauses: run the same command again to resume (a crawl of other
+    URLs is another job). A site none of whose pages could be fetched gets one
+    line per cause ("could not crawl URL: connection refused"); the exit status
+    is 1 when no page at all could be fetched, 0 otherwise (the summary counts
+    the failed pages), 2 for a usage mistake.
 
     \b
     Example:
