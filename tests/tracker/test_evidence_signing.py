@@ -28,7 +28,7 @@ from tracker.evidence.signing import (SIGNATURE, TIMESTAMP, Seal, SigningError, 
 from tracker.evidence.timestamp import TimestampError, request_token, verify_token
 from tracker.store.sqlite import SQLiteStore
 
-from .tsa import LocalTsa, openssl
+from .tsa import POLICY, LocalTsa, openssl
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
 FILES = [("report.html", "<p>陈守义坐在茶馆靠窗的位置</p>".encode()), ("notice.txt", b"NOTICE\n")]
@@ -227,7 +227,7 @@ def tsa(tmp_path):
 
 
 def test_a_timestamp_token_from_the_local_tsa_is_checked_here_and_by_openssl(store, tsa, tmp_path):
-    data = package(make_seal(store, "north", SECRET, environ={"FPT_TSA_URL": tsa.url}))
+    data = package(make_seal(store, "north", SECRET, environ=tsa.env))
     result = verify_package(io.BytesIO(data), tsa_ca=tsa.ca_pem)
     assert result.ok, result.problems
     assert "by Organization: fptrack tests, Common Name: Test TSA" in result.timestamp
@@ -250,8 +250,8 @@ def test_a_timestamp_token_from_the_local_tsa_is_checked_here_and_by_openssl(sto
 
 
 def test_a_token_of_another_manifest_or_another_tsa_fails(store, tsa, tmp_path):
-    data = package(make_seal(store, "north", SECRET, environ={"FPT_TSA_URL": tsa.url}))
-    other = request_token(tsa.url, b"another manifest")
+    data = package(make_seal(store, "north", SECRET, environ=tsa.env))
+    other = request_token(tsa.url, b"another manifest", policy=POLICY)
     swapped = verify_package(io.BytesIO(rewrite(data, {TIMESTAMP: other})))
     assert any(p.startswith(f"bad timestamp: {TIMESTAMP}: the timestamp is of another file") for p in swapped.problems)
     with LocalTsa(tmp_path / "other-ca") as stranger:
@@ -265,23 +265,32 @@ def test_a_token_of_another_manifest_or_another_tsa_fails(store, tsa, tmp_path):
 
 
 def test_the_tsa_reply_is_checked_when_the_package_is_made(store, tsa):
-    assert verify_token(request_token(tsa.url, b"m", ca=tsa.ca_pem), b"m", ca=tsa.ca_pem).hash == \
+    assert verify_token(request_token(tsa.url, b"m", ca=tsa.ca_pem, policy=POLICY), b"m", ca=tsa.ca_pem).hash == \
         hashlib.sha256(b"m").hexdigest()
     tsa.mode = "other"  # a genuine token, of another request
     with pytest.raises(TimestampError, match="another file"):
-        request_token(tsa.url, b"m")
+        request_token(tsa.url, b"m", policy=POLICY)
     tsa.mode = "garbage"
     with pytest.raises(TimestampError, match="not a timestamp reply"):
-        request_token(tsa.url, b"m")
+        request_token(tsa.url, b"m", policy=POLICY)
     tsa.mode = "http-error"
-    seal = make_seal(store, "north", SECRET, environ={"FPT_TSA_URL": tsa.url})
+    seal = make_seal(store, "north", SECRET, environ=tsa.env)
     with pytest.raises(SigningError, match="answered HTTP 500"):
         package(seal)
 
 
+def test_the_tsa_is_asked_through_the_egress_policy(store, tsa):
+    refused = tsa_from_env({"FPT_TSA_URL": tsa.url})  # a loopback TSA, not allowed
+    with pytest.raises(SigningError, match="loopback address; allow it with FPT_FETCH_ALLOW=127.0.0.1/32"):
+        refused(b"m")
+    assert tsa.requests == 0
+    allowed = tsa_from_env(tsa.env)
+    assert verify_token(allowed(b"m"), b"m").hash == hashlib.sha256(b"m").hexdigest() and tsa.requests == 1
+
+
 def test_an_unreachable_tsa_or_unreadable_ca_is_one_line_with_the_fix(store, tmp_path):
-    stamp = tsa_from_env({"FPT_TSA_URL": "http://127.0.0.1:9/tsa"})
-    with pytest.raises(SigningError, match="cannot be reached .*check FPT_TSA_URL"):
+    stamp = tsa_from_env({"FPT_TSA_URL": "http://127.0.0.1:9/tsa", "FPT_FETCH_ALLOW": "127.0.0.1/32"})
+    with pytest.raises(SigningError, match="connection refused.*check FPT_TSA_URL"):
         stamp(b"m")
     with pytest.raises(SigningError, match="FPT_TSA_CA=.*cannot read"):
         tsa_from_env({"FPT_TSA_URL": "http://127.0.0.1:9/tsa", "FPT_TSA_CA": str(tmp_path / "none.pem")})

@@ -2,7 +2,7 @@
 throwaway CA and TSA certificate, behind a small http.server that pipes each request to it.
 
     with LocalTsa(tmp_path) as tsa:
-        token = request_token(tsa.url, b"...", ca=tsa.ca_pem)
+        token = request_token(tsa.url, b"...", ca=tsa.ca_pem, policy=POLICY)
 
 `mode` makes it misbehave: "ok", "http-error" (HTTP 500), "garbage" (not a reply), "other"
 (a genuine reply, but to another request: another hash and nonce).
@@ -21,7 +21,12 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from tracker.egress import EgressPolicy
 from tracker.evidence.timestamp import make_request
+
+#: The egress policy that lets the tests reach it (a loopback address is refused by default).
+ALLOW = "127.0.0.1/32"
+POLICY = EgressPolicy.from_text(ALLOW)
 
 CONFIG = """
 [ tsa ]
@@ -112,6 +117,7 @@ class LocalTsa:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/tsa"
+        self.env = {"FPT_TSA_URL": self.url, "FPT_FETCH_ALLOW": ALLOW}  # what makes packages time-stamped by it
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def reply(self, query: bytes) -> bytes:

@@ -129,7 +129,7 @@ def test_mistakes_are_one_line(home, tmp_path):
     assert junk.exit_code == 2 and "not a public key" in junk.output
     assert run([PAGE, "-o", str(out), "--key", str(tmp_path / "junk.pem")], home).exit_code == 2
     assert run(["--public-key", "--verify", str(out)], home).exit_code == 2
-    env = {**home, "FPT_TSA_URL": "http://127.0.0.1:9/tsa"}
+    env = {**home, "FPT_TSA_URL": "http://127.0.0.1:9/tsa", "FPT_FETCH_ALLOW": "127.0.0.1/32"}
     unreachable = run([PAGE, "-o", str(tmp_path / "q.zip"), "--no-pdf"], env)
     assert unreachable.exit_code == 1 and unreachable.output.startswith("Error: no timestamp for the package: ")
     assert "FPT_TSA_URL" in unreachable.output and not (tmp_path / "q.zip").exists()
@@ -139,7 +139,7 @@ def test_a_time_stamped_package(home, tmp_path):
     need(openssl() is not None, "openssl is not installed (the local time-stamping authority runs `openssl ts`): "
                                 "run scripts/system-deps")
     with LocalTsa(tmp_path / "tsa") as tsa:
-        out = make({**home, "FPT_TSA_URL": tsa.url}, tmp_path)
+        out = make({**home, **tsa.env}, tmp_path)
     ca = tsa.dir / "ca.pem"
     r = run(["--verify", str(out), "--tsa-ca", str(ca)], home)
     assert r.exit_code == 0, r.output

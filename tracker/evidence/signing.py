@@ -31,6 +31,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tracker.egress import EgressPolicy
 from tracker.store.keys import SigningKey
 from tracker.store.records import NotFound
 from tracker.store.tenancy import DEFAULT_ORG
@@ -198,8 +199,10 @@ def package_org(store: Any, works: Iterable[str]) -> str:
     return owners.pop() if len(owners) == 1 else DEFAULT_ORG
 
 
-def tsa_from_env(environ: Mapping[str, str] | None = None) -> Callable[[bytes], bytes] | None:
-    """The timestamper of FPT_TSA_URL (None when unset): manifest bytes -> a checked token."""
+def tsa_from_env(environ: Mapping[str, str] | None = None, policy: EgressPolicy | None = None
+                 ) -> Callable[[bytes], bytes] | None:
+    """The timestamper of FPT_TSA_URL (None when unset): manifest bytes -> a checked token, asked
+    through the egress policy (default: the one of FPT_FETCH_ALLOW)."""
     env = os.environ if environ is None else environ
     url = env.get(TSA_URL_VAR, "").strip()
     if not url:
@@ -215,13 +218,14 @@ def tsa_from_env(environ: Mapping[str, str] | None = None) -> Callable[[bytes], 
 
     def stamp(manifest: bytes) -> bytes:
         try:
-            return request_token(url, manifest, ca=ca)
+            return request_token(url, manifest, ca=ca, policy=policy or EgressPolicy.load(environ=env))
         except TimestampError as e:
             raise SigningError(f"no timestamp for the package: {e}") from None
 
     return stamp
 
 
-def make_seal(store: Any, org: str, secret: str, environ: Mapping[str, str] | None = None) -> Seal:
+def make_seal(store: Any, org: str, secret: str, environ: Mapping[str, str] | None = None,
+              policy: EgressPolicy | None = None) -> Seal:
     """The seal of `org`'s packages: its signature, and a timestamp when FPT_TSA_URL is set."""
-    return Seal(org_signer(store, org, secret), tsa_from_env(environ))
+    return Seal(org_signer(store, org, secret), tsa_from_env(environ, policy))

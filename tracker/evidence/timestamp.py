@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -25,6 +23,8 @@ from cryptography import x509 as cx509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+
+from tracker.egress import EgressPolicy, FetchError, fetch
 
 MEDIA_REQUEST = "application/timestamp-query"
 MEDIA_REPLY = "application/timestamp-reply"
@@ -55,30 +55,28 @@ def make_request(digest: bytes, nonce: int) -> bytes:
     }).dump()
 
 
-def _post(url: str, body: bytes, timeout: float) -> bytes:
-    # The one place a timestamp request leaves the process.
-    # TODO(egress): switch to tracker.egress.fetch (with the egress policy) once it is in.
-    request = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": MEDIA_REQUEST,
-                                                                             "Accept": MEDIA_REPLY})
+def _post(url: str, body: bytes, timeout: float, policy: EgressPolicy | None) -> bytes:
+    """POST the request through the egress policy (a TSA on a private or loopback address needs
+    FPT_FETCH_ALLOW), within `timeout` seconds in all."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as r:  # noqa: S310 (the operator's FPT_TSA_URL)
-            data = r.read(MAX_REPLY_BYTES + 1)
-    except urllib.error.HTTPError as e:
-        raise TimestampError(f"the time-stamping authority {url} answered HTTP {e.code}") from None
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        reason = getattr(e, "reason", e)
-        raise TimestampError(f"the time-stamping authority {url} cannot be reached ({reason}): check FPT_TSA_URL, "
-                             "or unset it to make packages without a timestamp") from None
-    if len(data) > MAX_REPLY_BYTES:
+        r = fetch(url, policy=policy or EgressPolicy.load(), method="POST", body=body, deadline=timeout,
+                  headers={"Content-Type": MEDIA_REQUEST, "Accept": MEDIA_REPLY}, max_bytes=MAX_REPLY_BYTES)
+    except FetchError as e:
+        raise TimestampError(f"{e} (the time-stamping authority: check FPT_TSA_URL, or unset it to make packages "
+                             "without a timestamp)") from None
+    if r.status != 200:
+        raise TimestampError(f"the time-stamping authority {url} answered HTTP {r.status}")
+    if r.truncated:
         raise TimestampError(f"the time-stamping authority {url} answered more than {MAX_REPLY_BYTES} bytes")
-    return data
+    return r.body
 
 
-def request_token(url: str, data: bytes, *, timeout: float = 15.0, ca: bytes | None = None) -> bytes:
+def request_token(url: str, data: bytes, *, timeout: float = 15.0, ca: bytes | None = None,
+                  policy: EgressPolicy | None = None) -> bytes:
     """The timestamp token (DER) of SHA-256(`data`) from the TSA at `url`, checked. Raises TimestampError."""
     digest = hashlib.sha256(data).digest()
     nonce = secrets.randbits(63)
-    reply = _post(url, make_request(digest, nonce), timeout)
+    reply = _post(url, make_request(digest, nonce), timeout, policy)
     try:
         response = tsp.TimeStampResp.load(reply)
         status = response["status"]["status"].native
