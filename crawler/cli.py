@@ -7,6 +7,7 @@ import click
 
 from fingerprint.cells import json_text, printable
 from fingerprint.cli.common import RECORD_FORMATS, quiet_option, show, write_records
+from fingerprint.cli.groups import SuggestingGroup
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.schedule import site_schedule
@@ -193,7 +194,7 @@ def _report(result, fmt: str, quiet: bool) -> None:
                                                                   else "")), err=True)
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def sites():
     """Configure the sites to crawl, and see their crawl statistics.
 

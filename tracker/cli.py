@@ -9,6 +9,7 @@ import click
 
 from fingerprint.cells import printable
 from fingerprint.cli.common import RECORD_FORMATS, note, progress, quiet_option, show, write_records
+from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.errors import FingerprintError
 from fingerprint.plural import counted
 
@@ -84,7 +85,7 @@ def open_context():
     return Context(Settings.load())
 
 
-class LazyGroup(click.Group):
+class LazyGroup(SuggestingGroup):
     """Commands from other packages, imported only when used: the tracker's core never
     loads Scrapy or Flask, and `fptrack --help` stays fast."""
 

@@ -6,6 +6,7 @@ import time
 import click
 
 from fingerprint.cli.common import note, progress, quiet_option, show, write_records
+from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.plural import counted
 
 from .cli import click_errors, open_context
@@ -56,7 +57,7 @@ def recheck(site, delay, timeout, removed_days, fmt, quiet):
     note(f"{report.summary()} in {time.perf_counter() - t0:.1f} s", quiet=quiet)
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def notify():
     """Who is told about new matches, copies back after their removal, takedowns
     that worked and failed crawls: an e-mail digest or a signed webhook, per work or

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from fingerprint.cli.groups import SuggestingGroup
+
 from .cli import click_errors
 from .settings import Settings
 from .store import Store
@@ -19,7 +21,7 @@ def _store() -> Store:
     return open_store(s.mongo_url or None, s.home, db=s.mongo_db)
 
 
-@click.group("org")
+@click.group("org", cls=SuggestingGroup)
 def org() -> None:
     """Manage organisations: each sees only its own works, sites, matches and users.
 
@@ -82,7 +84,7 @@ def assign(name: str, works: tuple[str, ...], sites: tuple[str, ...], users: tup
     click.echo(f"moved to {name}: {moved}" if moved else "nothing named: give --work, --site or --user")
 
 
-@click.group("token")
+@click.group("token", cls=SuggestingGroup)
 def token() -> None:
     """Manage API tokens, sent as `Authorization: Bearer TOKEN` to /api/.
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from fingerprint.cli.groups import SuggestingGroup
 from tracker.settings import Settings
 from tracker.store import ROLES, NotFound, Store
 from tracker.cli import click_errors
@@ -57,7 +58,7 @@ def web(host: str, port: int) -> None:
     serve(app, host, port)
 
 
-@click.group("user")
+@click.group("user", cls=SuggestingGroup)
 def user() -> None:
     """Manage the accounts that sign in to the admin (roles: operator, admin, viewer).
 

@@ -6,6 +6,7 @@ import re
 import click
 
 from .. import __version__
+from .groups import SuggestingGroup
 
 
 _NUMBER = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?")
@@ -17,7 +18,7 @@ COMMANDS = {"course": "course", "fingerprint": "fingerprint", "compare": "compar
             "track": "track", "samples": "samples"}
 
 
-class SimtoolGroup(click.Group):
+class SimtoolGroup(SuggestingGroup):
     """A command group that also accepts the course form `simtool N M`, and loads commands lazily."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
