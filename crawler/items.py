@@ -34,3 +34,10 @@ class ImageItem:
     fetched_at: datetime = field(default_factory=now)
     etag: str = ""
     last_modified: str = ""
+
+
+@dataclass
+class NotModifiedItem:
+    """A stored page the server answered 304 Not Modified for: still up, as stored."""
+    url: str
+    site: str

@@ -43,6 +43,7 @@ TIMEOUT = 30.0  # seconds for one request in all: connecting, the headers and th
 DELAY = 1.0  # seconds between two requests to one host, unless the site's rules ask for more
 REMOVED_DAYS = 30  # removed copies are looked at again this long, to catch one that comes back
 BY = "fptrack recheck"
+CRAWL_BY = "fptrack crawl (copy back)"
 
 
 # ---- a small, polite HTTP client --------------------------------------------------------
@@ -208,6 +209,19 @@ def check_page(ctx: Context, key: str, matches: list[MatchRecord], client: Polit
             notify.reopen(store, updated, urls[0], by=BY)
             check.reopened.append(m.chapter)
     return check
+
+
+def seen_unchanged(store: Store, key: str, url: str = "", *, clock: Callable[[], datetime] = now) -> list[str]:
+    """A crawl found a stored page as it is stored (the same text, or HTTP 304 Not Modified): a
+    copy on it that was marked removed is up again. Each such match is seen now and reopens, with
+    a copy-back event (tracker.notify.reopen); returns their chapters. A changed page is matched
+    again instead (tracker.pipeline.process_page), which reopens what it finds."""
+    back = []
+    for m in store.matches(page=key, status="removed", limit=None):
+        m.last_seen = clock()
+        notify.reopen(store, store.upsert_match(m), url or m.page, by=CRAWL_BY)
+        back.append(m.chapter)
+    return back
 
 
 def _mark_removed(store: Store, url: str, matches: Iterable[MatchRecord], clock: Callable[[], datetime]) -> list[str]:

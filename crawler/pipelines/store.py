@@ -7,6 +7,9 @@ only what changed. Images likewise, by the hash of their bytes. With a broker
 batches while the crawl goes on; without one they are matched here when the
 crawl ends, so `fptrack matches` shows them at once.
 
+A page seen again unchanged (the same hash, or a 304 from the spider) is still up: a
+copy on it marked removed after a takedown is back, and reopens (tracker.followup.seen_unchanged).
+
 Each new or changed page, and each stored page with no evidence yet, is kept with its
 evidence: the HTTP exchanges of its parts as one WARC file, and the screenshot of a
 rendered page (crawler.capture holds them from the download until the page comes here).
@@ -19,6 +22,7 @@ import logging
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
+from tracker import followup
 from tracker import pipeline as tracking_pipeline
 from tracker.context import Context
 from tracker.store import Page, PageImage, StoreError
@@ -26,7 +30,7 @@ from tracker.store.evidence import Evidence
 
 from ..capture import Captures
 from ..counts import count
-from ..items import ImageItem
+from ..items import ImageItem, NotModifiedItem
 from ..tracking import PROCESS_PAGES, tracker_settings
 
 log = logging.getLogger(__name__)
@@ -62,6 +66,9 @@ class StorePipeline:
     def process_item(self, item, spider=None):
         if isinstance(item, ImageItem):
             return self._store_image(item)
+        if isinstance(item, NotModifiedItem):
+            self._seen_unchanged(item.url, item.url, item.site)
+            return item
         meta = {"title": item.title, "parts": len(item.parts), "encoding": item.encoding,
                 "extractor": item.extractor, "depth": item.depth}
         if len(item.parts) > 1:
@@ -95,7 +102,20 @@ class StorePipeline:
                 self._send()
         else:
             count(self.stats, item.site, "unchanged")
+            self._seen_unchanged(stored.key, item.url, item.site)
         return item
+
+    def _seen_unchanged(self, key: str, url: str, site: str) -> None:
+        """The page is up as stored: a copy on it marked removed is back (reopened, with a copy-back event)."""
+        try:
+            back = followup.seen_unchanged(self.ctx.store, key, url)
+        except Exception:  # the page is counted already; the next crawl or re-check finds the copy again
+            count(self.stats, site, "copies back failed")
+            log.exception("cannot reopen the removed copies on %s", url)
+            return
+        if back:
+            count(self.stats, site, "copies back", n=len(back))
+            log.info("%s: %d removed copies are back (%s)", url, len(back), ", ".join(back[:3]))
 
     def _keep_evidence(self, item, key: str, changed: bool) -> None:
         """Keep the page's WARC (and screenshot) when its text is new or changed, or it has none yet."""

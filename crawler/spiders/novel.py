@@ -52,7 +52,7 @@ from fingerprint.image import media_type
 from ..counts import count
 from ..extract import Extracted, extract, is_chapter_text
 from ..extraction.sitememory import SiteLines
-from ..items import ImageItem, PageItem
+from ..items import ImageItem, NotModifiedItem, PageItem
 from ..middlewares.conditional import CONDITIONAL, IMAGE, made_by
 from ..middlewares.encoding import FORCE_ENCODING, SITE
 from ..middlewares.extract import CSS, EXTRACTED, WORKER_DIED
@@ -208,8 +208,10 @@ class NovelSpider(scrapy.Spider):
         stats = self.crawler.stats
         count(stats, site.name, "fetched")
         if response.status == 304:
-            # The stored page is current (crawler.middlewares.conditional): no body, nothing to do.
+            # The stored page is current (crawler.middlewares.conditional): no body to extract, but
+            # the page is still up (a copy marked removed on it is back: crawler.pipelines.store).
             count(stats, site.name, "not modified")
+            yield NotModifiedItem(url=response.url, site=site.name)
             return
         ex = self._extract(response, site)
         if ex is None:

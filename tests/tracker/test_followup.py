@@ -186,6 +186,24 @@ def test_the_tracker_records_a_new_match_once_and_reopens_a_removed_one_it_finds
     assert len(ctx.store.events(kind="new-match")) == 1
 
 
+def test_a_page_seen_unchanged_reopens_only_its_removed_copies_once(ctx):
+    from tracker.followup import seen_unchanged
+
+    url = "https://pirate.example/3.html"
+    for chapter, status in (("W/1", "removed"), ("W/2", "confirmed"), ("W/3", "dismissed")):
+        ctx.store.upsert_match(MatchRecord(page=url, chapter=chapter, work="W", site="pirate", similarity=0.9,
+                                           containment=0.9, page_share=0.9, verdict="duplicate"))
+        ctx.store.set_match_status(url, chapter, status, by="ann")
+    later = datetime(2030, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    assert seen_unchanged(ctx.store, url, clock=lambda: later) == ["W/1"]
+    m = ctx.store.get_match(url, "W/1")
+    assert m.status == "confirmed" and m.last_seen == later and statuses(m)[-2:] == ["removed", "confirmed"]
+    assert [s.status for s in ctx.store.matches(page=url, sort="chapter")] == ["confirmed", "confirmed", "dismissed"]
+    assert [(e.page, e.chapter) for e in ctx.store.events(kind="copy-back")] == [(url, "W/1")]
+    assert seen_unchanged(ctx.store, url) == []  # up already: no second event
+    assert len(ctx.store.events(kind="copy-back")) == 1
+
+
 def test_numbers_per_site(ctx):
     t0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
