@@ -14,7 +14,8 @@ from fingerprint.errors import FingerprintError
 from fingerprint.plural import counted
 
 from .settings import Settings, SettingsError
-from .store import MATCH_STATUSES, NotFound, StoreError
+from .store import ACTIVE_STATUSES, MATCH_STATUSES, NotFound, StoreError
+from .store.totals import best_kind, describe, kind_counts
 
 MATCH_COLUMNS = ["page", "original", "work", "site", "verdict", "similarity", "containment", "page_share",
                  "status", "first_seen", "last_seen"]
@@ -313,7 +314,8 @@ def works(fmt):
 @domain_errors
 def report(work, fmt):
     """Where a work's chapters are copied: per chapter, the pages and sites that
-    copy it, how much, and since when.
+    copy it, how much (in full, in part or an excerpt), and since when. Counts the
+    copies still up (new, confirmed, takedown-sent).
 
     \b
     Example:
@@ -323,21 +325,23 @@ def report(work, fmt):
     w = ctx.store.get_work(work)
     by_chapter: dict[str, list] = {}
     for m in ctx.store.matches(work=w.id):
-        if m.status != "dismissed":
+        if m.status in ACTIVE_STATUSES:  # the copies still up
             by_chapter.setdefault(m.chapter, []).append(m)
     rows = []
     for ch in ctx.store.chapters(work=w.id):
         ms = by_chapter.get(ch.key, [])
         rows.append({
-            "chapter": ch.key.split("/", 1)[1], "copies": len(ms), "sites": len({m.site for m in ms}),
+            # "copied": full, part or excerpt, the most any copy still up carries
+            "chapter": ch.key.split("/", 1)[1], "copied": best_kind(m.verdict for m in ms) or "",
+            "copies": len(ms), "sites": len({m.site for m in ms}),
             "best_containment": max((m.containment for m in ms), default=0.0),
             "first_seen": min((m.first_seen for m in ms), default=None),
             "last_seen": max((m.last_seen for m in ms), default=None),
             "pages": " ".join(sorted(m.page for m in ms)),
         })
-    write_records(rows, fmt, ["chapter", "copies", "sites", "best_containment", "first_seen", "last_seen", "pages"])
-    copied = sum(1 for r in rows if r["copies"])
-    note(f"{w.title}: {copied} of {len(rows)} chapters copied", quiet=fmt != "table")
+    write_records(rows, fmt, ["chapter", "copied", "copies", "sites", "best_containment", "first_seen", "last_seen",
+                              "pages"])
+    note(f"{w.title}: {describe(kind_counts(r['copied'] or None for r in rows), len(rows))}", quiet=fmt != "table")
 
 
 @main.command()

@@ -106,3 +106,31 @@ def test_an_unreachable_mongodb_is_a_clear_error(settings):
     r = run("stats", env={"FPT_HOME": str(settings.home), "FPT_MONGO_URL": "mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300"})
     assert r.exit_code != 0
     assert "MongoDB" in r.output and "FPT_MONGO_URL" in r.output
+
+
+def test_report_counts_excerpts_apart_and_only_the_copies_still_up(settings):
+    import csv
+    import io
+
+    from tracker.store import MatchRecord
+    from tracker.store.open import open_store
+
+    env = {"FPT_HOME": str(settings.home)}
+    run("add-work", "山城旧事", SAMPLES / "originals", "--author", "林岚", env=env)
+    store = open_store(None, settings.home)
+    try:
+        chapters = [c.key for c in store.chapters(work="山城旧事")]
+        for i, (key, verdict, status) in enumerate(zip(chapters, ("duplicate", "excerpt", "contains"),
+                                                       ("new", "confirmed", "removed"))):
+            store.upsert_match(MatchRecord(page=f"https://x.example/{i}", chapter=key, work="山城旧事", site="x",
+                                           similarity=0.5, containment=0.095 if verdict == "excerpt" else 0.95,
+                                           page_share=0.5, verdict=verdict))
+            store.set_match_status(f"https://x.example/{i}", key, status, by="ann")
+    finally:
+        store.close()
+    rep = run("report", "山城旧事", env=env)
+    assert rep.exit_code == 0, rep.output
+    assert "1 of 3 chapters copied in full, 1 quoted in an excerpt" in rep.output  # the removed copy is not up
+    rows = {r["chapter"]: r for r in csv.DictReader(io.StringIO(run("report", "山城旧事", "--format", "csv",
+                                                                        env=env).output))}
+    assert [rows[k.split("/", 1)[1]]["copied"] for k in chapters] == ["full", "excerpt", ""]
