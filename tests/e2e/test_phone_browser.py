@@ -72,6 +72,13 @@ for (let t = walker.nextNode(); t; t = walker.nextNode()) {
               + Math.round(r.left) + '..' + Math.round(r.right));
   }
 }
+// a time on two lines ("2026-11-" / "20 06:10") reads as two values
+for (const cell of document.querySelectorAll('td.when')) {
+  if (!cell.textContent.trim()) continue;
+  range.selectNodeContents(cell);
+  const lines = new Set([...range.getClientRects()].filter(r => r.width).map(r => Math.round(r.top)));
+  if (lines.size > 1) cut.push('time on ' + lines.size + ' lines: ' + name(cell));
+}
 return {scrollWidth: document.documentElement.scrollWidth, clientWidth: vw,
         wide: wide.slice(0, 8), cut: cut.slice(0, 8)};
 """
