@@ -41,6 +41,12 @@ def test_demo_prepares_a_crawled_and_matched_store_and_an_account(tmp_path):
     assert data["counts"]["matches"]["new"] == copied and data["counts"]["pages"]["done"] == copied + 1
     sites = client.get("/api/sites").get_data(as_text=True)
     assert "sample-biquge" in sites  # the crawl's statistics are there for the admin
+    # The slow page timed out: no page is kept for it, and the dashboard says so all the same.
+    assert "failed: 1 timed out after 2 s" in lines[2]
+    (failed,) = data["crawl_failures"]
+    assert failed["site"] == "sample-biquge" and failed["failed_reasons"] == {"timed out after 2 s": 1}
+    page = client.get("/").get_data(as_text=True)
+    assert "timed out after 2 s (1)" in page and "No failed pages" not in page
 
 
 def test_a_second_demo_starts_afresh(tmp_path):
