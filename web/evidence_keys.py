@@ -8,9 +8,10 @@ from typing import Any
 from flask import Blueprint, abort, current_app, jsonify
 from flask_login import current_user
 
+from tracker.egress import EgressPolicy
 from tracker.evidence.signing import SigningError, fingerprint, make_seal, org_signer, package_org, public_pem
 
-from .services import store
+from .services import services, store
 
 bp = Blueprint("evidence_keys", __name__, url_prefix="/api/evidence")
 
@@ -19,7 +20,8 @@ def package_seal(s: Any, works: list[str]) -> Any:
     """The seal of a package of these works' matches (their organisation's key, opened with the
     app's secret key; a timestamp with FPT_TSA_URL); a key or authority that fails is a 503."""
     try:
-        seal = make_seal(s, package_org(s, works), current_app.config["SECRET_KEY"])
+        seal = make_seal(s, package_org(s, works), current_app.config["SECRET_KEY"],
+                         policy=EgressPolicy.load(services().settings))
     except SigningError as e:
         abort(503, str(e))
     stamp = seal.timestamper

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from fingerprint.cells import printable
+from tracker.egress import EgressPolicy
 from tracker.evidence.package import verify_package
 from tracker.evidence.signing import (SigningError, fingerprint, load_public_key, make_seal, org_public_key,
                                       package_org, public_pem)
@@ -18,7 +20,7 @@ from .secret import secret_key
 
 def seal_for(store: Store, settings: Settings, works: list[str]):
     """The seal of a package of these works' matches: their organisation's key (made on first use)."""
-    return make_seal(store, package_org(store, works), secret_key(settings.home))
+    return make_seal(store, package_org(store, works), secret_key(settings.home), policy=EgressPolicy.load(settings))
 
 
 def public_key_text(store: Store, settings: Settings, org: str | None) -> str:
@@ -50,6 +52,8 @@ def verify(path: str, key: str | None = None, tsa_ca: str | None = None) -> None
             raise click.UsageError(f"--key {key}: {e}") from None
     ca = _read_file(tsa_ca, "TSA CA certificate") if tsa_ca else None
     result = verify_package(path, trusted=trusted, tsa_ca=ca)
+    if result.unopened:  # nothing to check: say what the file is, not that it was changed
+        raise click.ClickException(printable(result.problems[0]))
     if result.ok:
         click.echo(f"ok: {path}: {result.files} files and {result.warc_records} WARC records match the manifest "
                    f"(manifest SHA-256 {result.manifest_sha256})")

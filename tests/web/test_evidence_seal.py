@@ -179,3 +179,16 @@ def test_a_tsa_that_fails_is_a_503_with_the_reason(viewer, store, monkeypatch):
     monkeypatch.setenv("FPT_TSA_URL", "http://127.0.0.1:9/tsa")
     r = viewer.get("/evidence/package", query_string={"page_key": PAGE})
     assert r.status_code == 503 and "FPT_TSA_URL" in r.get_data(as_text=True)
+
+
+def test_the_command_asks_the_tsa_through_the_configured_egress_policy(home, tmp_path):
+    need(openssl() is not None, "openssl is not installed (the local time-stamping authority runs `openssl ts`): "
+                                "run scripts/system-deps")
+    config = tmp_path / "fptrack.toml"
+    config.write_text('[fptrack]\nfetch_allow = "127.0.0.1/32"\n')
+    with LocalTsa(tmp_path / "tsa") as tsa:
+        env = {**home, "FPT_TSA_URL": tsa.url, "FPT_FETCH_ALLOW": None}  # None: unset (the tests allow loopback)
+        refused = run([PAGE, "-o", str(tmp_path / "refused.zip"), "--no-pdf"], env)
+        assert refused.exit_code == 1 and "allow it with FPT_FETCH_ALLOW=127.0.0.1/32" in refused.output
+        out = make({**env, "FPT_CONFIG": str(config)}, tmp_path)
+    assert "time-stamped: " in run(["--verify", str(out)], home).output
