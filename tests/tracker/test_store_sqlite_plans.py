@@ -47,6 +47,25 @@ def test_a_page_of_an_organisations_matches_uses_the_ranked_index_without_sortin
     assert sum("matches_ranked" in p for p in plans(store.path, sent)) >= 2
 
 
+def test_the_reports_kinds_of_copy_and_copies_still_up_read_the_running_totals(traced):
+    """What the work report, the works and sites lists and the dashboard ask, in the default
+    scope (the copies still up), never reads the matches themselves."""
+    from tracker.store import ACTIVE_STATUSES
+
+    store, sent = traced
+    active = list(ACTIVE_STATUSES)
+    store.match_totals(["site", "chapter", "verdict"], work="W0", status=active)
+    store.match_totals(["work", "chapter", "verdict"], status=active)
+    store.match_totals(["work", "chapter", "verdict"], site="s1.com", status=active)
+    store.match_totals(["site"], status=active)
+    store.match_totals(["work", "site"], status=active)
+    store.count_matches(site="s1.com", status=active)
+    assert sent
+    for sql in sent:
+        assert "FROM matches" not in sql, sql
+    assert any("match_verdicts" in sql for sql in sent)
+
+
 def test_totals_and_counts_read_the_running_totals(traced):
     store, sent = traced
     store.count_matches()
