@@ -331,6 +331,25 @@ class StoreContract:
         assert [p.key for p in store.pages(status="queued", site="s1", limit=1)] == ["d"]
         assert [p.key for p in store.pages()][-1] == "b"
 
+    def test_pages_seen_by_are_those_of_its_sites_and_those_its_works_were_found_on(self, store):
+        # "mine" crawls site s1; its work w1 was also found on p3 of s2, which someone else crawls.
+        for key, site in (("p1", "s1"), ("p2", "s2"), ("p3", "s2"), ("p4", "s3")):
+            store.upsert_page(page(key, site=site, url=f"https://x.example/{key}"))
+        store.upsert_match(match("p3", "w1/c1", work="w1", site="s2"))
+        store.upsert_match(match("p2", "w2/c1", work="w2", site="s2"))
+        store.upsert_match(match("p4", "w2/c1", work="w2", site="s3"))
+        store.set_page_status("p3", "failed", "gone")
+        mine = (["s1"], ["w1"])
+        assert sorted(p.key for p in store.find_pages(seen_by=mine, limit=None)) == ["p1", "p3"]
+        assert [p.key for p in store.find_pages(site=["s2"], seen_by=mine)] == ["p3"]
+        assert store.count_pages(seen_by=mine) == 2 and store.count_pages(seen_by=mine, status="failed") == 1
+        assert store.count_pages(url_contains="p", seen_by=(["s1"], [])) == 1
+        assert store.count_pages(seen_by=([], [])) == 0
+        summary = {(r["site"], r["status"]): r["pages"] for r in store.page_summary(["site", "status"], seen_by=mine)}
+        assert summary == {("s1", "queued"): 1, ("s2", "failed"): 1}
+        assert {r["site"]: r["pages"] for r in store.page_summary(["site"], seen_by=(["s2"], ["w2"]))} == {
+            "s2": 2, "s3": 1}
+
     def test_pages_bad_status_filter_raises(self, store):
         with pytest.raises(ValueError, match="queued, done, failed"):
             store.pages(status="nope")

@@ -18,6 +18,7 @@ from .discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
 from .evidence import Evidence
 from .keys import SigningKey
 from .tenancy import ApiToken, Organisation
+from .records import PageScope
 from .records import (
     Chapter,
     CrawlRun,
@@ -145,18 +146,20 @@ class PagesStore(ABC):
 
     @abstractmethod
     def find_pages(self, *, status: str | None = None, site: str | None = None, url_contains: str | None = None,
-                   limit: int | None = 50, offset: int = 0) -> list[Page]:
-        """Pages for listing and search, most recently fetched first (then by key)."""
+                   limit: int | None = 50, offset: int = 0, seen_by: PageScope | None = None) -> list[Page]:
+        """Pages for listing and search, most recently fetched first (then by key). With `seen_by`
+        (sites, works): only the pages of those sites and the pages a match ties to those works."""
 
     @abstractmethod
     def count_pages(self, *, status: str | None = None, site: str | None = None,
-                    url_contains: str | None = None) -> int:
+                    url_contains: str | None = None, seen_by: PageScope | None = None) -> int:
         """How many pages find_pages would list without a limit."""
 
     @abstractmethod
-    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
+    def page_summary(self, by: Sequence[str], *, seen_by: PageScope | None = None) -> list[dict[str, Any]]:
         """Pages grouped by some of PAGE_GROUPS: one dict per group with those fields and
-        "pages", "last_fetched"; most pages first, then by the group fields."""
+        "pages", "last_fetched"; most pages first, then by the group fields. `seen_by` as in
+        find_pages."""
 
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -18,6 +19,9 @@ MATCH_SORTS = ("containment", "similarity", "page_share", "first_seen", "last_se
 #: Fields `match_summary` groups by; "day" is the UTC date of first_seen, as YYYY-MM-DD.
 MATCH_GROUPS = ("work", "site", "chapter", "status", "day", "verdict")
 PAGE_GROUPS = ("site", "status")
+#: What an organisation sees of the pages (find_pages' `seen_by`): every page of these sites
+#: (its own), and the pages a match ties to these works (its own) wherever they are.
+PageScope = tuple[Sequence[str], Sequence[str]]
 #: Orders `image_matches` accepts; ties are broken by image, then registered image.
 IMAGE_MATCH_SORTS = ("distance", "first_seen", "last_seen", "site", "work", "status")
 

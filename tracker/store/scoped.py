@@ -244,16 +244,24 @@ class ScopedStore:
         self.get_image_match(image, work_image)
         return self.inner.set_image_match_status(image, work_image, status, by=by)
 
+    def sees_page_image(self, image: Any) -> bool:
+        """An image found on a site it owns, or elsewhere one its works' images were matched with
+        (as with pages: another organisation's finds on a site both track stay its own)."""
+        if self._owns_site(image.site):
+            return True
+        return bool(self.work_ids) and self.inner.count_image_matches(image=image.key, work=self.work_ids) > 0
+
     def get_page_image(self, key: str) -> Any:
         image = self.inner.get_page_image(key)
-        if not self.sees_site(image.site):
+        if not self.sees_page_image(image):
             raise NotFound(f"no page image {key!r}")
         return image
 
     def page_images(self, *, site: str | None = None, **kw: Any) -> list[Any]:
         if site is not None and not self.sees_site(site):
             return []
-        return [i for i in self.inner.page_images(site=site, **kw) if i.site in self.site_names]
+        return [i for i in self.inner.page_images(site=site, **kw)
+                if i.site in self.site_names and self.sees_page_image(i)]
 
     # ---- sites and pages -------------------------------------------------------------------
 
@@ -289,36 +297,39 @@ class ScopedStore:
         runs = [r for r in self.inner.crawl_runs(site=None, limit=None) if r.site in self._owned_sites]
         return runs if limit is None else runs[:limit]
 
+    @cached_property
+    def _page_scope(self) -> tuple[list[str], list[str]]:
+        """(its sites, its works): the pages it sees are every page of a site it owns, and elsewhere
+        only the pages where its works were found. Another organisation's pages on a site both
+        track, or on a site no one configured, stay that organisation's."""
+        return sorted(self._owned_sites), list(self.work_ids)
+
+    def sees_page(self, page: Page) -> bool:
+        if self._owns_site(page.site):
+            return True
+        return bool(self.work_ids) and self.inner.count_matches(page=page.key, work=self.work_ids) > 0
+
     def get_page(self, key: str) -> Page:
         page = self.inner.get_page(key)
-        if not self.sees_site(page.site):
+        if not self.sees_page(page):
             raise NotFound(f"no page {key!r}")
         return page
 
     def pages(self, *, site: str | None = None, **kw: Any) -> Iterator[Page]:
         if site is not None and not self.sees_site(site):
             return iter(())
-        return (p for p in self.inner.pages(site=site, **kw) if p.site in self.site_names)
+        return (p for p in self.inner.pages(site=site, **kw) if p.site in self.site_names and self.sees_page(p))
 
     def find_pages(self, *, site: Any = None, **kw: Any) -> list[Page]:
         sites = self._site_arg(site)
-        return [] if sites is None else self.inner.find_pages(site=sites, **kw)
+        return [] if sites is None else self.inner.find_pages(site=sites, seen_by=self._page_scope, **kw)
 
     def count_pages(self, *, site: Any = None, **kw: Any) -> int:
         sites = self._site_arg(site)
-        return 0 if sites is None else self.inner.count_pages(site=sites, **kw)
+        return 0 if sites is None else self.inner.count_pages(site=sites, seen_by=self._page_scope, **kw)
 
-    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
-        rows = [r for r in self.inner.page_summary(["site", *(f for f in by if f != "site")])
-                if r["site"] in self.site_names]
-        groups: dict[tuple, dict[str, Any]] = {}
-        for r in rows:
-            g = groups.setdefault(tuple(r[f] for f in by), {**{f: r[f] for f in by}, "pages": 0,
-                                                             "last_fetched": None})
-            g["pages"] += r["pages"]
-            if r["last_fetched"] is not None and (g["last_fetched"] is None or r["last_fetched"] > g["last_fetched"]):
-                g["last_fetched"] = r["last_fetched"]
-        return sorted(groups.values(), key=lambda g: (-g["pages"], *(str(g[f]) for f in by)))
+    def page_summary(self, by: Sequence[str], **kw: Any) -> list[dict[str, Any]]:
+        return self.inner.page_summary(by, seen_by=self._page_scope)
 
     def failures(self, limit: int = 50) -> list[Page]:
         return self.find_pages(status="failed", limit=limit)

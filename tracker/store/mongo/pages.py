@@ -7,7 +7,7 @@ from typing import Any
 
 from pymongo import ASCENDING, DESCENDING
 
-from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, content_hash, now
+from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, PageScope, content_hash, now
 from ..values import check_groups, check_status, check_window, utc
 from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
 from .totals import TotalsMongo
@@ -99,20 +99,32 @@ class PagesMongo(TotalsMongo):
         if r.matched_count == 0:
             raise NotFound(f"no page {key!r}")
 
-    @staticmethod
-    def _page_query(status: str | None, site: str | None, url_contains: str | None) -> dict[str, Any]:
+    def _page_query(self, status: str | None, site: str | None, url_contains: str | None,
+                    seen_by: PageScope | None = None) -> dict[str, Any]:
         if status is not None:
             check_status(status, PAGE_STATUSES, "page status")
         query = _query((("status", status), ("site", site)))
         if url_contains:
             query["url"] = {"$regex": re.escape(url_contains)}
+        if seen_by is not None:
+            query = {"$and": [query, self._seen(seen_by, site)]}
         return query
+
+    def _seen(self, seen_by: PageScope, site: Any = None) -> dict[str, Any]:
+        """find_pages' `seen_by`: a page of these sites, or one a match ties to these works (the
+        keys of those pages, read from the matches of the sites asked for)."""
+        sites, works = list(seen_by[0]), list(seen_by[1])
+        either: list[dict[str, Any]] = [{"site": {"$in": sites}}] if sites else []
+        if works:
+            where = {"work": {"$in": works}, **_query((("site", site),))}
+            either.append({"key": {"$in": self._matches.distinct("page", where)}})
+        return {"$or": either} if either else {"key": {"$in": []}}
 
     @_guarded
     def find_pages(self, *, status: str | None = None, site: str | None = None, url_contains: str | None = None,
-                   limit: int | None = 50, offset: int = 0) -> list[Page]:
+                   limit: int | None = 50, offset: int = 0, seen_by: PageScope | None = None) -> list[Page]:
         check_window(limit, offset)
-        query = self._page_query(status, site, url_contains)
+        query = self._page_query(status, site, url_contains, seen_by)
         if limit == 0:
             return []
         cursor = self._pages.find(query, NO_ID).sort([("fetched_at", DESCENDING), ("key", ASCENDING)]).skip(offset)
@@ -122,13 +134,14 @@ class PagesMongo(TotalsMongo):
 
     @_guarded
     def count_pages(self, *, status: str | None = None, site: str | None = None,
-                    url_contains: str | None = None) -> int:
-        return self._pages.count_documents(self._page_query(status, site, url_contains))
+                    url_contains: str | None = None, seen_by: PageScope | None = None) -> int:
+        return self._pages.count_documents(self._page_query(status, site, url_contains, seen_by))
 
     @_guarded
-    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
+    def page_summary(self, by: Sequence[str], *, seen_by: PageScope | None = None) -> list[dict[str, Any]]:
         by = check_groups(by, PAGE_GROUPS)
-        rows = self._pages.aggregate([{"$group": {"_id": {f: f"${f}" for f in by}, "pages": {"$sum": 1},
+        match = [] if seen_by is None else [{"$match": self._seen(seen_by)}]
+        rows = self._pages.aggregate([*match, {"$group": {"_id": {f: f"${f}" for f in by}, "pages": {"$sum": 1},
                                                   "last": {"$max": "$fetched_at"}}}])
         out = [{**{f: r["_id"][f] for f in by}, "pages": int(r["pages"]), "last_fetched": aware(r["last"])}
                for r in rows]

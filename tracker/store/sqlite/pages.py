@@ -5,7 +5,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, content_hash, now
+from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, PageScope, content_hash, now
 from ..values import check_groups, check_status, check_window, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
 
@@ -119,7 +119,8 @@ class PagesSQL(SQLiteBase):
                 raise NotFound(f"no page {key!r}")
 
     @staticmethod
-    def _page_filter(status: str | None, site: str | None, url_contains: str | None) -> tuple[str, list[Any]]:
+    def _page_filter(status: str | None, site: str | None, url_contains: str | None,
+                     seen_by: PageScope | None = None) -> tuple[str, list[Any]]:
         if status is not None:
             check_status(status, PAGE_STATUSES, "page status")
         cond, args = _where((("status", status), ("site", site)))
@@ -127,27 +128,74 @@ class PagesSQL(SQLiteBase):
             like = url_contains.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             cond = f"{cond + ' AND' if cond else 'WHERE'} url LIKE ? ESCAPE '\\'"
             args.append(f"%{like}%")
+        if seen_by is not None:
+            seen, seen_args = _seen(seen_by)
+            cond = f"{cond + ' AND' if cond else 'WHERE'} {seen}"
+            args.extend(seen_args)
         return cond, args
 
     @_guarded
     def find_pages(self, *, status: str | None = None, site: str | None = None, url_contains: str | None = None,
-                   limit: int | None = 50, offset: int = 0) -> list[Page]:
+                   limit: int | None = 50, offset: int = 0, seen_by: PageScope | None = None) -> list[Page]:
         check_window(limit, offset)
-        cond, args = self._page_filter(status, site, url_contains)
+        cond, args = self._page_filter(status, site, url_contains, seen_by)
         rows = self._read(f"SELECT * FROM pages {cond} ORDER BY fetched_at DESC, key LIMIT ? OFFSET ?",
                           [*args, -1 if limit is None else limit, offset])
         return [_page(r) for r in rows]
 
     @_guarded
     def count_pages(self, *, status: str | None = None, site: str | None = None,
-                    url_contains: str | None = None) -> int:
-        cond, args = self._page_filter(status, site, url_contains)
+                    url_contains: str | None = None, seen_by: PageScope | None = None) -> int:
+        cond, args = self._page_filter(status, site, url_contains, seen_by)
         return self._read(f"SELECT COUNT(*) FROM pages {cond}", args)[0][0]
 
     @_guarded
-    def page_summary(self, by: Sequence[str]) -> list[dict[str, Any]]:
+    def page_summary(self, by: Sequence[str], *, seen_by: PageScope | None = None) -> list[dict[str, Any]]:
         by = check_groups(by, PAGE_GROUPS)
-        # from the running totals (tracker/store/sqlite/rollups.py): no scan of the pages
-        rows = self._read(f"SELECT {', '.join(by)}, SUM(n) AS n, MAX(last_fetched) AS last FROM page_groups "
-                          f"GROUP BY {', '.join(by)} ORDER BY n DESC, {', '.join(by)}")
-        return [{**{f: r[f] for f in by}, "pages": r["n"], "last_fetched": from_text(r["last"])} for r in rows]
+        cols = ", ".join(by)
+        if seen_by is None:
+            # from the running totals (tracker/store/sqlite/rollups.py): no scan of the pages
+            rows = self._read(f"SELECT {cols}, SUM(n) AS n, MAX(last_fetched) AS last FROM page_groups "
+                              f"GROUP BY {cols} ORDER BY n DESC, {cols}")
+            return [{**{f: r[f] for f in by}, "pages": r["n"], "last_fetched": from_text(r["last"])} for r in rows]
+        # An organisation's: its own sites from the running totals, the pages its matches found
+        # elsewhere counted (few: those of its works' copies on sites it does not crawl).
+        sites, works = seen_by
+        groups: dict[tuple, dict[str, Any]] = {}
+        if sites:
+            marks = ",".join("?" * len(sites))
+            own = self._read(f"SELECT {cols}, SUM(n) AS n, MAX(last_fetched) AS last FROM page_groups "
+                             f"WHERE site IN ({marks}) GROUP BY {cols}", list(sites))
+            for r in own:
+                _add_group(groups, by, r, r["n"], r["last"])
+        if works:
+            marks = ",".join("?" * len(works))
+            found = self._read(
+                f"SELECT {cols}, COUNT(*) AS n, MAX(fetched_at) AS last FROM pages "
+                f"WHERE site NOT IN ({','.join('?' * len(sites))}) AND EXISTS (SELECT 1 FROM matches m "
+                f"WHERE m.page = pages.key AND m.work IN ({marks})) GROUP BY {cols}", [*sites, *works])
+            for r in found:
+                _add_group(groups, by, r, r["n"], r["last"])
+        out = [{**g, "last_fetched": from_text(g["last_fetched"]) if g["last_fetched"] else None}
+               for g in groups.values()]
+        out.sort(key=lambda g: (-g["pages"], *(str(g[f]) for f in by)))
+        return out
+
+
+def _seen(seen_by: PageScope) -> tuple[str, list[Any]]:
+    """The condition of find_pages' `seen_by`: a page of these sites, or one a match ties to these works."""
+    sites, works = list(seen_by[0]), list(seen_by[1])
+    parts = []
+    if sites:
+        parts.append(f"site IN ({','.join('?' * len(sites))})")
+    if works:
+        parts.append(f"EXISTS (SELECT 1 FROM matches m WHERE m.page = pages.key AND m.work IN "
+                     f"({','.join('?' * len(works))}))")
+    return (f"({' OR '.join(parts)})" if parts else "0"), [*sites, *works]
+
+
+def _add_group(groups: dict[tuple, dict[str, Any]], by: Sequence[str], row: Any, n: int, last: str | None) -> None:
+    g = groups.setdefault(tuple(row[f] for f in by), {**{f: row[f] for f in by}, "pages": 0, "last_fetched": None})
+    g["pages"] += n
+    if last and (g["last_fetched"] is None or last > g["last_fetched"]):
+        g["last_fetched"] = last
