@@ -126,3 +126,17 @@ def test_a_subscription_to_its_work_on_anothers_site_is_refused(store):
     with pytest.raises(NotFound, match="no work"):
         east.upsert_subscription(sub("山城旧事", "dc"))
     assert {s.site for s in store.subscriptions()} == {"shared", "dc"}
+
+
+def test_an_organisation_reads_and_adds_only_its_own_signing_key(store):
+    from .store_contract_keys import signing_key
+
+    store.add_signing_key(signing_key("default"))
+    east = ScopedStore(store, "east")
+    with pytest.raises(NotFound):
+        east.signing_key("default")
+    with pytest.raises(NotFound):
+        east.add_signing_key(signing_key("default", bytes(32)))
+    assert store.signing_key("default").public_key == bytes(range(32))
+    kept = east.add_signing_key(signing_key("east", bytes(32)))
+    assert east.signing_key("east") == kept == store.signing_key("east")
