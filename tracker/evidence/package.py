@@ -63,6 +63,9 @@ class Verified:
     org: str = ""  # the organisation it names
     timestamp: str = ""  # when a TSA dated the manifest, and which ("": no timestamp)
     notes: list[str] = field(default_factory=list)  # what holds but a reader should know
+    # No package to check at all (no such file, not a zip, no manifest.json): one line saying which,
+    # never "not as it was made", which would claim that something was changed.
+    unopened: bool = False
 
     @property
     def ok(self) -> bool:
@@ -200,11 +203,12 @@ def verify_package(source: str | IO[bytes], *, trusted: Sequence[bytes] = (), ts
     try:
         z = zipfile.ZipFile(source)
     except FileNotFoundError:
-        return Verified([f"no such file: {source}"])
+        return Verified([f"no such file: {source}"], unopened=True)
     except IsADirectoryError:
-        return Verified([f"{source} is a folder, not a zip file"])
+        return Verified([f"{source} is a folder, not a zip file"], unopened=True)
     except Exception as e:  # BadZipFile, OSError, ValueError, struct.error, OverflowError...
-        return Verified([f"not a readable zip file: {type(e).__name__}: {str(e)[:160]}"])
+        return Verified([f"not a zip file: {source} ({type(e).__name__}: {str(e)[:160]}); an evidence package is "
+                         "the .zip that `fptrack evidence -o` wrote"], unopened=True)
     with z:
         return _verify(z, source, trusted, tsa_ca)
 
@@ -221,7 +225,8 @@ def _verify(z: zipfile.ZipFile, source: str | IO[bytes], trusted: Sequence[bytes
         seen[info.filename] = info
     m = seen.get(MANIFEST)
     if m is None:
-        return Verified([*problems, "missing file: manifest.json (not an evidence package, or it was removed)"])
+        return Verified([*problems, f"not an evidence package: no manifest.json in {source} (or it was removed)"],
+                        unopened=not problems)
     if m.file_size > MAX_MANIFEST_BYTES:
         return Verified([*problems, f"manifest.json is {m.file_size} bytes, too large for a manifest"])
     raw, why = _read(z, m)
