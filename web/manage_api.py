@@ -94,5 +94,5 @@ def pause_site(name: str) -> Any:
 @reads_only
 def check_url() -> Any:
     """{"url": ...}: fetch the page, take its text as the crawler would, and match it now (nothing is
-    stored; viewers may too, as they may check a text)."""
+    stored). Admins and write tokens only: a viewer may check a text, but not make the server fetch."""
     return jsonify(site_admin.check_url(json_body().get("url")))

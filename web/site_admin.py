@@ -3,14 +3,14 @@ extractor takes from a sample page with them, start, follow and pause its crawl,
 one URL now. The same functions serve the HTML forms (web.sites) and the JSON API
 (web.manage_api); a bad value is a 400 whose message names it and the fix.
 
-Fetching a sample page is done by the app's server, so by default it refuses addresses of
-the server's own networks (loopback, private, link-local: a cloud's metadata service);
-FPT_WEB_FETCH_PRIVATE=true allows them (a test site on 127.0.0.1, an intranet).
+Fetching a sample page is done by the app's server, so only admins may ask for it, and it
+keeps to the egress policy (tracker.egress) at every redirect: addresses of the server's own
+networks (loopback, private, link-local: a cloud's metadata service) are refused unless
+FPT_FETCH_ALLOW lists them; FPT_WEB_FETCH_PRIVATE=true allows every private one. A fetch takes
+FETCH_DEADLINE seconds at most (FPT_WEB_FETCH_DEADLINE), so a slow site holds no server thread.
 """
 from __future__ import annotations
 
-import ipaddress
-import socket
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -25,6 +25,8 @@ from fingerprint.encoding import decode
 from fingerprint.errors import InputError
 from fingerprint.html import NOT_XML_CHARS, XML_DECLARATION, parse_html
 from tracker import site_crawls
+from tracker.egress import EgressPolicy, FetchError
+from tracker.egress import fetch as egress_fetch
 from tracker.names import clean_site_name
 from tracker.schedule import site_schedule
 from tracker.store import NotFound, Site, now
@@ -38,6 +40,7 @@ FLAG_KEYS = ("recrawl", "render", "images", "obey_robots")
 SELECTOR_KEYS = ("title", "content", "next_page", "chapter_links")
 PREVIEW_CHARS = 3000
 MAX_HTML = 4 * 1024 * 1024
+FETCH_DEADLINE = 5.0  # seconds a sample page's fetch takes at most, redirects included
 
 
 def _bad(e: Exception) -> None:
@@ -158,35 +161,39 @@ def schedule_values(schedule: Any) -> dict[str, Any]:
 
 # ---- fetching a sample page and previewing ---------------------------------------------------
 
-def _private(host: str) -> bool:
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except (socket.gaierror, UnicodeError, OSError):
-        return False  # not resolvable: the fetch says so
-    for info in infos:
-        addr = ipaddress.ip_address(info[4][0].split("%")[0])
-        if addr.is_private or addr.is_loopback or addr.is_link_local or addr.is_reserved or addr.is_multicast \
-                or addr.is_unspecified:
-            return True
-    return False
-
-
 def fetch(url: Any) -> tuple[str, str]:
-    """(html, final URL) of one page, decoded in any common encoding; a 400 saying why not."""
-    from tracker.followup import PoliteClient
+    """(html, final URL) of one page, decoded in any common encoding; a 400 saying why not.
+    Only an admin (or a write token) makes the server fetch; every hop of the fetch is checked by
+    the egress policy, and the whole of it takes FETCH_DEADLINE seconds at most."""
+    from flask_login import current_user
 
+    from tracker.followup import USER_AGENT
+
+    if not getattr(current_user, "is_admin", False):
+        abort(403, "viewers cannot make the server fetch a page; paste the page's text into the check "
+                   "instead, or ask an admin")
     if not isinstance(url, str) or not url.strip():
         abort(400, "give the URL of a sample page (a chapter of the site)")
     url = url.strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         abort(400, f"{url!r} is not an http(s) URL; write it in full, e.g. https://www.example.com/book/1/1.html")
-    if not current_app.config.get("FETCH_PRIVATE") and _private(parts.hostname):
-        abort(400, f"{parts.hostname} is an address of the server's own network, which the admin does not fetch; "
-                   "paste the page's HTML instead (or set FPT_WEB_FETCH_PRIVATE=true)")
-    got = PoliteClient(timeout=15.0, delay=0.0).get(url)
-    if got.status == 0 or got.status >= 400:
-        abort(400, f"could not fetch {url}: {got.error or got.status}; check the URL, or paste the page's HTML")
+    policy = EgressPolicy.load(services().settings, allow_private=True if current_app.config.get("FETCH_PRIVATE")
+                               else None)
+    deadline = float(current_app.config.get("FETCH_DEADLINE", FETCH_DEADLINE))
+    try:
+        got = egress_fetch(url, policy=policy, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*"},
+                           deadline=deadline, max_bytes=MAX_HTML)
+    except FetchError as e:
+        if e.reason.startswith("refused"):
+            abort(400, f"{e}; or paste the page's HTML instead")
+        if e.reason == "timed out":
+            abort(400, f"could not fetch {url}: timed out after {deadline:g} s; paste the page's HTML instead")
+        abort(400, f"could not fetch {url}: {e.reason}; check the URL, or paste the page's HTML")
+    if got.status >= 400:
+        abort(400, f"could not fetch {url}: HTTP {got.status}; check the URL, or paste the page's HTML")
+    if not 200 <= got.status < 300:
+        abort(400, f"could not fetch {url}: HTTP {got.status} (too many redirects?); paste the page's HTML")
     try:
         html = decode(got.body, declared=got.charset).text
     except InputError as e:

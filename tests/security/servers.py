@@ -13,11 +13,11 @@ Handler = Callable[[bytes, socket.socket], None]
 class LoopbackServer:
     """A TCP server on 127.0.0.1 that hands each connection's request head to `handler`."""
 
-    def __init__(self, handler: Handler):
-        self.handler = handler
+    def __init__(self, handler: Handler, host: str = "127.0.0.1"):
+        self.handler, self.host = handler, host
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind((host, 0))
         self.sock.listen(32)
         self.port = self.sock.getsockname()[1]
         self.requests: list[bytes] = []
@@ -26,7 +26,7 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def _serve(self) -> None:
         while not self._stop:

@@ -125,12 +125,16 @@ def test_the_form_previews_without_saving_and_saves_on_request(app, home_store, 
     assert r.status_code == 400 and "is not valid" in r.get_data(as_text=True)
 
 
-def test_the_server_fetches_no_address_of_its_own_network_unless_allowed(settings, home_store, site):
+def test_the_server_fetches_no_address_of_its_own_network_unless_allowed(settings, home_store, site, monkeypatch):
+    import dataclasses
+
+    monkeypatch.delenv("FPT_FETCH_ALLOW", raising=False)  # the test session's, for its fixture sites
+    settings = dataclasses.replace(settings, fetch_allow="")
     strict = create_app({"TESTING": True, "SECRET_KEY": "t", "SETTINGS": settings, "STORE": home_store})
     c = strict.test_client()
     assert add(c, site, name="sample").status_code == 201
     r = c.post("/api/sites/sample/preview", json={"url": site.url + "/book/1/1.html"}, headers=BASIC)
-    assert r.status_code == 400 and "server's own network" in r.get_json()["message"]
+    assert r.status_code == 400 and "is a loopback address; allow it with FPT_FETCH_ALLOW" in r.get_json()["message"]
     r = c.post("/api/check-url", json={"url": "http://169.254.169.254/latest/meta-data/"}, headers=BASIC)
     assert r.status_code == 400
 
@@ -204,10 +208,12 @@ def test_check_url_fetches_a_page_takes_its_text_and_finds_the_copied_chapter(ap
     r = api.post("/api/works", data={"title": "山城旧事", "file": (io.BytesIO(zipped(chapters)), "w.zip")},
                  content_type="multipart/form-data", headers=BASIC)
     assert r.status_code == 201, r.get_json()
-    viewer = app.test_client()  # viewers may check a URL, as they may check a text
+    viewer = app.test_client()  # viewers may check a text, but not make the server fetch
     login(viewer, "viewer")
     r = viewer.post("/api/check-url", json={"url": site.url + "/book/1/1.html"},
                     headers={"X-CSRFToken": csrf_token(viewer, "/sites/")})
+    assert r.status_code == 403 and "viewers cannot make the server fetch" in r.get_json()["message"]
+    r = api.post("/api/check-url", json={"url": site.url + "/book/1/1.html"}, headers=BASIC)
     got = r.get_json()
     assert r.status_code == 200 and got["kind"] == "chapter" and got["site"] == name_of(site)
     assert [m["work"] for m in got["matches"]][:1] == ["山城旧事"]
