@@ -49,9 +49,11 @@ LIST = lambda key, *more: {**obj(*more), "properties": {key: ROWS, **obj(*more)[
 OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/me", "get"): {"summary": "Who is signed in, with the CSRF token a session needs to write",
                          "response": obj(name="string", role="string", csrf_token="string")},
-    ("/api/dashboard", "get"): {"summary": "Totals, matches per day, top sites, recent failures",
+    ("/api/dashboard", "get"): {"summary": "Totals, copies still up, matches per day, top sites (copies still up), "
+                                           "recent failed pages and failed crawls",
                                 "query": [("days", "integer", "days of matches per day (1 to 366)")],
-                                "response": obj("counts", "per_day", "top_sites", "failures")},
+                                "response": obj("counts", "active", "per_day", "top_sites", "failures",
+                                                "crawl_failures")},
     ("/api/works", "get"): {"summary": "The organisation's works, with how much of each is copied and where",
                             "query": SCOPE, "response": LIST("works", "scope")},
     ("/api/works", "post"): {"summary": "Register a work: a .txt split at its chapter headings, a .zip of "
