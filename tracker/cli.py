@@ -393,15 +393,24 @@ def matches(work, site, status, images, limit, fmt):
 def set_status(page, original, status, by):
     """Change a match's status: new, confirmed, dismissed, takedown-sent, removed.
     PAGE and ORIGINAL are a page and a chapter, or a page image and a registered image.
+    The chapter may be given short: a unique start of its key or of its name
+    ("第一章" for 山城旧事/第一章 雨夜来客) among the chapters the page copies.
 
     \b
     Example:
       fptrack set-status biquge-1 山城旧事/山城旧事-第一章 confirmed --by alice
+      fptrack set-status biquge-1 山城旧事-第一 confirmed
       fptrack set-status https://img.example/c/1.jpg 山城旧事/cover.jpg takedown-sent
     """
+    from .match_keys import AmbiguousKey, chapter_of_match
+
     store = open_context().store
     try:
-        m = store.set_match_status(page, original, status, by=by)
+        chapter = chapter_of_match(store, page, original) or original
+    except AmbiguousKey as e:  # the candidates, and to give more of the key
+        raise click.ClickException(printable(str(e))) from None
+    try:
+        m = store.set_match_status(page, chapter, status, by=by)
         show(f"{m.page} -> {m.chapter}: {m.status}")
     except NotFound:
         try:
