@@ -101,7 +101,7 @@ def test_the_novel_is_registered_and_the_site_added(walked):
     assert "山城旧事: 3 chapters (3 new, 0 changed, 0 unchanged)" in done.stdout
     assert f"sample pirate site on {site}" in done.stdout
     assert "site pirate: 1 start URLs" in done.stdout
-    assert (folder / "home").is_dir() and not (ROOT / "novel.txt").exists()  # all in the fresh folder
+    assert (folder / "home").is_dir() and (folder / "novel.txt").is_file()  # all in the fresh folder
 
 
 def test_the_crawl_finds_copies_and_the_report_shows_every_chapter_copied(walked):
