@@ -70,7 +70,8 @@ def report(work_id: str) -> str:
     d = report_data(work_id)
 
     def tables() -> dict[str, Any]:
-        chart = bar_chart([(s["site"], s["copied"]) for s in d["sites"][:10]], title="Chapters copied, per site")
+        chart = bar_chart([(s["site"], s["copied"]) for s in d["sites"][:10]],
+                          title="Chapters copied in full, per site")
         return {**d, "sites_chart": chart, "more_sites": max(0, len(d["sites"]) - MATRIX_SITES)}
 
     return render_template("works/report.html", **d, scopes=SCOPES,

@@ -51,7 +51,8 @@ def test_a_removed_copy_seen_again_unchanged_reopens_with_a_copy_back_event(regi
         assert m.status == "confirmed" and m.history[-1]["by"] == "fptrack crawl (copy back)"
         assert m.last_seen.isoformat() > m.history[-2]["at"]  # seen after it was marked removed
         (event,) = ctx.store.events(kind="copy-back")
-        assert (event.page, event.chapter, event.data["url"], event.data["status"]) == (back, m.chapter, back, "confirmed")
+        assert (event.page, event.chapter, event.data["url"], event.data["status"]) == (
+            back, m.chapter, back, "confirmed")
         assert event.data["removed_at"]
         (still,) = ctx.store.matches(page=gone)
         assert still.status == "removed"  # not seen again: stays removed
