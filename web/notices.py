@@ -24,7 +24,7 @@ bp = Blueprint("notices", __name__)
 def flag_arg(name: str, source: Any = None) -> bool:
     """A yes/no value: JSON true/false, or 1/0, true/false, yes/no, on/off in a query or form (absent: no)."""
     raw = (source if source is not None else request.args).get(name)
-    if raw is None or isinstance(raw, bool):
+    if raw is None or isinstance(raw, bool) or (type(raw) is int and raw in (0, 1)):
         return bool(raw)
     if isinstance(raw, str) and raw.strip().lower() in ("", "0", "false", "no", "off"):
         return False

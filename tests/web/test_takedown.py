@@ -153,7 +153,9 @@ def test_the_api_takes_the_same_rule_and_a_sender(client, store):
     assert bad.status_code == 400 and "include_excerpts is 1 or 0" in bad.get_data(as_text=True)
     r = client.post("/api/takedown/sent", json={"work": "山城旧事"}, headers=basic("admin"))
     assert r.json == {"changed": 1} and store.get_match(BLOG, M1[1]).status == "confirmed"
-    r = client.post("/api/takedown/sent", json={"work": "山城旧事", "include_excerpts": True}, headers=basic("admin"))
+    bad = client.post("/api/takedown/sent", json={"work": "山城旧事", "include_excerpts": "all"}, headers=basic("admin"))
+    assert bad.status_code == 400 and store.get_match(BLOG, M1[1]).status == "confirmed"
+    r = client.post("/api/takedown/sent", json={"work": "山城旧事", "include_excerpts": 1}, headers=basic("admin"))
     assert r.json == {"changed": 1} and store.get_match(BLOG, M1[1]).status == "takedown-sent"
 
 
