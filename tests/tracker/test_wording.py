@@ -15,7 +15,8 @@ def test_the_sentence_says_how_much_of_the_chapter_in_how_many_passages_and_how_
     assert copy_sentence(0.15, 0.08, [span(0, 300), span(900, 1200), span(5000, 5001)]) == (
         "15% of the chapter appears on this page, in 3 passages of 601 characters in all; the page is 8% this chapter.")
     assert copy_sentence(0.5, 0.5) == "50% of the chapter appears on this page; the page is 50% this chapter."
-    assert copy_sentence(0.5, 0.25, place="text") == "50% of the chapter appears in this text; the text is 25% this chapter."
+    assert copy_sentence(0.5, 0.25, place="text") == (
+        "50% of the chapter appears in this text; the text is 25% this chapter.")
 
 
 def test_overlapping_passages_count_their_characters_once():
