@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fingerprint.chapters import chinese_numeral, split_chapters
+from fingerprint.book import book_chapters
+from fingerprint.chapters import chinese_numeral
 from fingerprint.engine import prepare
 from fingerprint.errors import InputError
 from fingerprint.index import index_keys
@@ -77,18 +78,10 @@ def chapters_from(path: str | Path, report: ReadReport | None = None) -> list[Ch
                              number=n if n is not None else order)
                 for order, (n, d) in enumerate(numbered, 1)]
     doc = docs[0]
-    parts = split_chapters(doc.text)
+    parts = book_chapters(doc.text)  # named as `simtool track` names a book's chapters
     if len(parts) <= 1:
         return [ChapterInput(name=doc.key, title=doc.meta.get("title") or doc.key, text=doc.text, number=1)]
-    out, seen = [], set()
-    for i, c in enumerate(parts):
-        name = c.heading or ("序" if c.number is None else f"{i:04d}")
-        name = " ".join(name.split())[:80].replace("/", "／")
-        if name in seen:
-            name = f"{name} ({i})"
-        seen.add(name)
-        out.append(ChapterInput(name=name, title=c.heading or name, text=c.text, number=c.number))
-    return out
+    return [ChapterInput(name=c.name, title=c.title, text=c.text, number=c.number) for c in parts]
 
 
 def _natural(key: str) -> list:

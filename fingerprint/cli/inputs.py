@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
+from ..book import book_chapters
 from ..errors import InputError
 from ..models import Document
 from ..plural import counted
@@ -63,3 +66,20 @@ def load_with_images(inputs: Sequence[str], *, what: str, quiet: bool, verbose: 
         raise InputError(f"no {what} to read in {', '.join(inputs)}: give .txt, .html, .jsonl or image files "
                          "(.jpg, .png, .gif, .webp, .bmp), or a folder of them")
     return docs, images
+
+
+def split_book(path: str, docs: list[Document], *, quiet: bool) -> list[Document]:
+    """A single file holding a whole book (several chapter headings) as its chapters, split and
+    named as `fptrack add-work` splits and names them (fingerprint.book), keyed BOOK/CHAPTER as
+    the tracker keys WORK/CHAPTER; a folder, a JSON Lines file of several records or a file of
+    one chapter is returned as read."""
+    if len(docs) != 1 or not Path(path).is_file():
+        return docs
+    doc = docs[0]
+    parts = book_chapters(doc.text)
+    if len(parts) <= 1:
+        return docs
+    note(f"{path}: a whole book, split into {counted(len(parts), 'chapter')}", quiet=quiet)
+    return [replace(doc, key=f"{doc.key}/{c.name}", text=c.text, meta={**doc.meta, "title": c.title,
+                                                                       "chapter": c.number})
+            for c in parts]

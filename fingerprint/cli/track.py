@@ -10,7 +10,7 @@ from ..track import Tracker
 from .common import friendly_errors, note, progress, quiet_option, write_records
 from ..image import match_images
 from ..plural import counted
-from .inputs import load_with_images
+from .inputs import load_with_images, split_book
 
 COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_share",
            "simhash_distance", "minhash_jaccard", "pinyin", "spans"]
@@ -36,7 +36,9 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
 
     ORIGINALS holds the registered texts: a folder with one chapter per file,
     a JSON Lines file of {"id", "text"} records, or one file; the name of each
-    file (without extension) or record id is its key. PAGES are the texts that
+    file (without extension) or record id is its key. One file holding a whole
+    book is split at its chapter headings (第X章/回/卷, Chapter N) as `fptrack
+    add-work` splits it, each chapter keyed BOOK/HEADING. PAGES are the texts that
     may copy them (.txt, .html in any common Chinese encoding, .jsonl, folders,
     or - for standard input). Images (.jpg, .png, .gif, .webp, .bmp) among
     them are matched against the images among the originals (covers and
@@ -59,6 +61,7 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
                           min_long_run=min_long_run)
     tracker = Tracker(config)
     original_docs, original_images = load_with_images([originals], what="originals", quiet=quiet, verbose=verbose)
+    original_docs = split_book(originals, original_docs, quiet=quiet)
     for doc in progress(original_docs, quiet=quiet, desc="indexing originals"):
         tracker.add(doc)
     page_docs, page_images = load_with_images(list(pages), what="pages", quiet=quiet, verbose=verbose)
