@@ -27,7 +27,8 @@ _errors = click_errors(NothingToPack, PdfError, SigningError)
 @click.option("--work", help="With --site: the confirmed matches of this work on the site.")
 @click.option("--site", help="With --work: the site whose copies to pack.")
 @click.option("--verify", "to_verify", type=click.Path(dir_okay=False), metavar="FILE.zip",
-              help="Check a package: every file's SHA-256, every WARC record's digests, the zip's bytes.")
+              help="Check a package: every file's SHA-256, every WARC record's digests, the zip's bytes, the "
+                   "manifest's signature and timestamp.")
 @click.option("--key", type=click.Path(dir_okay=False), metavar="KEY.pem",
               help="With --verify: the public key (PEM) the package must be signed with.")
 @click.option("--tsa-ca", type=click.Path(dir_okay=False), metavar="CA.pem",
