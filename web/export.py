@@ -20,13 +20,15 @@ bp = Blueprint("export", __name__)
 
 Rows = tuple[list[str], Iterable[dict[str, Any]]]
 
-WORK_COLUMNS = ["work", "title", "author", "chapters", "copied", "in_part", "excerpted", "coverage", "matches", "sites", "first_seen",
-                "last_seen", "registered"]
+# "copied" is chapters copied in full; "in_part" and "excerpted" are counted apart (web.reports.kind_fields)
+WORK_COLUMNS = ["work", "title", "author", "chapters", "copied", "in_part", "excerpted", "coverage", "matches", "sites",
+                "first_seen", "last_seen", "registered"]
 WORK_SITE_COLUMNS = ["site", "copied", "in_part", "excerpted", "coverage", "matches", "first_seen", "last_seen"]
 WORK_CHAPTER_COLUMNS = ["chapter", "title", "number", "registered", "kind", "matches", "sites", "first_seen", "last_seen"]
 SITE_COLUMNS = ["site", "configured", "recrawl", "pages", "queued", "done", "failed", "last_fetched", "works",
                 "matches", "first_seen", "last_seen", "last_crawl", "last_outcome"]
-SITE_WORK_COLUMNS = ["work", "chapters", "copied", "in_part", "excerpted", "coverage", "matches", "first_seen", "last_seen"]
+SITE_WORK_COLUMNS = ["work", "chapters", "copied", "in_part", "excerpted", "coverage", "matches", "first_seen",
+                     "last_seen"]
 SITE_CHAPTER_COLUMNS = ["chapter", "title", "work", "kind", "matches", "first_seen", "last_seen"]
 DAY_COLUMNS = ["day", "matches", "pages", "chapters", "first_seen", "last_seen"]
 
