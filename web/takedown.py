@@ -1,7 +1,7 @@
 """Takedown notices made from confirmed matches: per site, the work, the chapters, the
 URLs, when each copy was seen, what was copied in words, and an excerpt of the copied text
-as evidence. notice_matches decides which matches a notice may name, for the admin's
-Takedown page, the API, `fptrack evidence` and the evidence package alike."""
+as evidence. in_notice decides which matches a notice may name (notice_matches finds them),
+for the admin's Takedown page, the API, `fptrack evidence` and the evidence package alike."""
 from __future__ import annotations
 
 from collections.abc import Sequence
