@@ -24,7 +24,8 @@ Rows = tuple[list[str], Iterable[dict[str, Any]]]
 WORK_COLUMNS = ["work", "title", "author", "chapters", "copied", "in_part", "excerpted", "coverage", "matches", "sites",
                 "first_seen", "last_seen", "registered"]
 WORK_SITE_COLUMNS = ["site", "copied", "in_part", "excerpted", "coverage", "matches", "first_seen", "last_seen"]
-WORK_CHAPTER_COLUMNS = ["chapter", "title", "number", "registered", "kind", "matches", "sites", "first_seen", "last_seen"]
+WORK_CHAPTER_COLUMNS = ["chapter", "title", "number", "registered", "kind", "matches", "sites", "first_seen",
+                        "last_seen"]
 SITE_COLUMNS = ["site", "configured", "recrawl", "pages", "queued", "done", "failed", "last_fetched", "works",
                 "matches", "first_seen", "last_seen", "last_crawl", "last_outcome"]
 SITE_WORK_COLUMNS = ["work", "chapters", "copied", "in_part", "excerpted", "coverage", "matches", "first_seen",
