@@ -20,16 +20,14 @@ Placeholders of the URL template: {query} (URL-encoded), {page} (1, 2, ...), {of
 """
 from __future__ import annotations
 
-import http.client
 import json
-import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol, runtime_checkable
+
+from .egress import EgressPolicy, FetchError, Refused, fetch
 
 USER_AGENT = "fptrack-discovery/0.1 (+https://github.com/fptrack)"
 MAX_ANSWER_BYTES = 5_000_000  # an answer larger than this is not a page of search results
@@ -144,9 +142,11 @@ class HTTPSearchProvider:
     name = "http"
 
     def __init__(self, config: SearchConfig, *, sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, policy: EgressPolicy | None = None):
         config.check()
         self.config = config
+        self.policy = policy or EgressPolicy.load()  # the API and the results' addresses (tracker.egress)
+        self.refused = 0  # results dropped: their address is not a public one
         self._sleep, self._clock = sleep, clock
         self._last = -float("inf")
         self.requests = 0  # requests sent (tests and the run's summary)
@@ -209,6 +209,11 @@ class HTTPSearchProvider:
             url = _path(item, c.url_field)
             if not isinstance(url, str) or urllib.parse.urlsplit(url).scheme not in ("http", "https"):
                 continue  # an ad block, an image result, a missing field: not a page to crawl
+            try:  # a result on an internal address is no pirate site (a name is checked when crawled)
+                self.policy.check_literal(urllib.parse.urlsplit(url.strip()).hostname or "")
+            except (Refused, ValueError):
+                self.refused += 1
+                continue
             title, snippet = _path(item, c.title_field), _path(item, c.snippet_field)
             out.append(SearchResult(url=url.strip(), title=title if isinstance(title, str) else "",
                                     snippet=snippet if isinstance(snippet, str) else ""))
@@ -223,31 +228,28 @@ class HTTPSearchProvider:
             self._wait_turn()
             self.requests += 1
             try:
-                with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=c.timeout) as r:
-                    body = r.read(MAX_ANSWER_BYTES + 1)
-                    if len(body) > MAX_ANSWER_BYTES:
-                        raise SearchError(f"the search API at {self.host} answered more than "
-                                          f"{MAX_ANSWER_BYTES} bytes: not a page of results; check FPT_SEARCH_URL")
-                    return body, r.headers.get("Content-Type", "")
-            except urllib.error.HTTPError as e:
-                e.close()
-                if e.code == 429 or e.code >= 500:
-                    problem = f"answered HTTP {e.code}"
-                    wait = _seconds(e.headers.get("Retry-After") if e.headers else None)
-                    continue
-                fix = ("check FPT_SEARCH_KEY and FPT_SEARCH_KEY_HEADER" if e.code in (401, 403)
-                       else "check FPT_SEARCH_URL")
-                raise SearchError(f"the search API at {self.host} refused the query (HTTP {e.code}): {fix}") from None
-            except (TimeoutError, socket.timeout):
-                problem, wait = f"did not answer: timed out after {c.timeout:g} s", 0.0
-            except http.client.HTTPException as e:  # a cut answer (IncompleteRead), a bad status line
-                problem, wait = f"broke off its answer ({type(e).__name__})", 0.0
-            except (urllib.error.URLError, ConnectionError, OSError) as e:
-                reason = getattr(e, "reason", e)
-                timed_out = isinstance(reason, (TimeoutError, socket.timeout))
-                problem = ("did not answer: " + (f"timed out after {c.timeout:g} s" if timed_out
-                                                 else f"cannot be reached ({reason})"))
+                r = fetch(url, policy=self.policy, headers=headers, deadline=c.timeout, max_bytes=MAX_ANSWER_BYTES)
+            except FetchError as e:
+                if e.reason.startswith("refused"):  # the same answer on every try
+                    raise SearchError(f"{e}; the search API is fetched under the same policy as pages") from None
+                problem = ("did not answer: " + (f"timed out after {c.timeout:g} s" if e.reason == "timed out"
+                                                 else f"cannot be reached ({e.reason})"))
+                if e.reason.startswith(("incomplete", "bad answer", "closed")):
+                    problem = f"broke off its answer ({e.reason})"
                 wait = 0.0
+                continue
+            if r.truncated:
+                raise SearchError(f"the search API at {self.host} answered more than "
+                                  f"{MAX_ANSWER_BYTES} bytes: not a page of results; check FPT_SEARCH_URL")
+            if r.status == 429 or r.status >= 500:
+                problem = f"answered HTTP {r.status}"
+                wait = _seconds(r.headers.get("Retry-After"))
+                continue
+            if r.status >= 300:
+                fix = ("check FPT_SEARCH_KEY and FPT_SEARCH_KEY_HEADER" if r.status in (401, 403)
+                       else "check FPT_SEARCH_URL")
+                raise SearchError(f"the search API at {self.host} refused the query (HTTP {r.status}): {fix}")
+            return r.body, r.headers.get("Content-Type", "")
         tries = c.retries + 1
         raise SearchError(f"the search API at {self.host} {problem} ({tries} {'try' if tries == 1 else 'tries'}); "
                           "the query is skipped, the next run sends it again")

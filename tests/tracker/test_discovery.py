@@ -179,20 +179,20 @@ def test_the_provider_pages_until_its_limit_and_keeps_its_rate():
 
 
 def test_the_key_goes_where_the_api_wants_it_and_bad_settings_say_the_fix(monkeypatch):
-    import urllib.request
+    import tracker.search_providers as providers
 
     seen: list[dict] = []
-    real = urllib.request.urlopen
+    real = providers.fetch
 
-    def spy(request, timeout):
-        seen.append(dict(request.header_items()))
-        return real(request, timeout=timeout)
+    def spy(url, **kw):
+        seen.append(dict(kw["headers"]))
+        return real(url, **kw)
 
-    monkeypatch.setattr(urllib.request, "urlopen", spy)
+    monkeypatch.setattr(providers, "fetch", spy)
     with search_engine() as engine:
         HTTPSearchProvider(config_from({"url": engine.search_url, "key": "s3cret",
                                         "key_header": "Authorization: Bearer {key}"}, "searxng")).search("x", limit=1)
-    assert seen[0]["Authorization"] == "Bearer s3cret" and seen[0]["User-agent"].startswith("fptrack")
+    assert seen[0]["Authorization"] == "Bearer s3cret" and seen[0]["User-Agent"].startswith("fptrack")
     for values, preset, says in [
         ({}, "", "set FPT_SEARCH_URL"),
         ({"url": "https://api.example/s?x=1"}, "", "has no {query}"),
