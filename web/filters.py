@@ -8,6 +8,7 @@ from urllib.parse import urlencode, urlsplit
 from flask import Flask, request, url_for
 from markupsafe import Markup, escape
 
+from fingerprint.plural import counted as _counted
 from tracker.wording import copy_kind
 
 from .highlight import highlight
@@ -43,6 +44,11 @@ def score(value: float | None) -> str:
     if value is None:
         return ""
     return str(int(value)) if float(value).is_integer() else f"{value:.3f}"
+
+
+def counted(value: int | None, noun: str, many: str | None = None) -> str:
+    """{{ n|counted('chapter') }}: "1 chapter", "1,024 chapters" (the noun agrees with the number)."""
+    return _counted(int(value or 0), noun, many, sep=",")
 
 
 def pct(value: float | None) -> str:
@@ -101,7 +107,7 @@ def with_query(base: str, **params: Any) -> str:
 
 
 def init_app(app: Flask) -> None:
-    for f in (when, day, num, pct, score, link, kind):
+    for f in (when, day, num, pct, score, link, kind, counted):
         app.add_template_filter(f)
     app.add_template_global(highlight)
     app.add_template_global(is_web_url)

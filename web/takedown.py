@@ -125,6 +125,7 @@ def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str =
     sections = []
     for site, rows in by_site.items():
         works = {(r["work_title"], r["author"]) for r in rows}
+        one_work, pages = len(works) == 1, len({r["url"] for r in rows})
         lines = [
             "NOTICE OF COPYRIGHT INFRINGEMENT",
             "",
@@ -133,13 +134,14 @@ def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str =
             f"From: {sender}",
             f"Contact: {contact}",
             "",
-            "We hold the rights to the following work(s):",
+            f"We hold the rights to the following {'work' if one_work else 'works'}:",
             *(f"  - 《{t}》" + (f" by {a}" if a else "") for t, a in sorted(works)),
             "",
-            f"The {len({r['url'] for r in rows})} page(s) listed below reproduce "
+            ("The page listed below reproduces " if pages == 1 else f"The {pages} pages listed below reproduce ")
             + ("chapters" if all(r["kind"] == FULL_COPY for r in rows) else "chapters, or parts of chapters,")
-            + " of these works without",
-            "our permission. We ask you to remove them, or disable access to them, without delay.",
+            + (" of this work without" if one_work else " of these works without"),
+            "our permission. We ask you to remove "
+            + ("it, or disable access to it," if pages == 1 else "them, or disable access to them,") + " without delay.",
             "",
         ]
         for n, r in enumerate(rows, 1):

@@ -33,7 +33,9 @@ def test_notice_names_work_chapter_url_dates_and_evidence(store):
     assert text.startswith("NOTICE OF COPYRIGHT INFRINGEMENT\n\nDate: 2026-11-22\nTo: the operator of the site biquge")
     assert "From: 林岚工作室\nContact: rights@example.com" in text
     assert "  - 《山城旧事》 by 林岚" in text
-    assert "The 2 page(s) listed below" in text
+    assert "We hold the rights to the following work:\n" in text
+    assert "The 2 pages listed below reproduce chapters of this work without\n" in text
+    assert "We ask you to remove them, or disable access to them, without delay." in text
     assert ("1. https://biquge.example/1.html\n"
             "   Copies: 《山城旧事》 第1章 (full copy)\n"
             f"   What was copied: 100% of the chapter appears on this page, in 1 passage of {len(CH1)} characters; "
@@ -105,7 +107,7 @@ def test_a_confirmed_excerpt_alone_is_no_notice_unless_included(store):
     found, _ = items(store, site="blog", include_excerpts=True)
     assert [i["kind"] for i in found] == ["excerpt"]
     text = notice_text(found)
-    assert "(excerpt)" in text and "reproduce chapters, or parts of chapters, of these works" in text
+    assert "(excerpt)" in text and "reproduces chapters, or parts of chapters, of this work" in text
     assert "What was copied: 15% of the chapter appears on this page, in 1 passage of 12 characters" in text
 
 
