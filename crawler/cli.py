@@ -8,6 +8,7 @@ import click
 from fingerprint.cells import json_text, printable
 from fingerprint.cli.common import RECORD_FORMATS, quiet_option, show, write_records
 from fingerprint.cli.groups import SuggestingGroup
+from fingerprint.plural import counted
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.schedule import site_schedule
@@ -181,7 +182,7 @@ def _report(result, fmt: str, quiet: bool) -> None:
                     show(f"  {r['site']}: {n} {kind}: {reason}")
     sent = sum(entry["counts"].get("sent to the workers", 0) for entry in result.sites.values())
     if sent and fmt == "table":  # "matched" is 0 then: the workers match the pages after the crawl
-        click.echo(f"{sent} pages sent to the workers; their matches appear as they are processed "
+        click.echo(f"{counted(sent, 'page')} sent to the workers; their matches appear as they are processed "
                    "(fptrack stats, fptrack matches)")
     if result.error:  # a Redis failure: one line with its cause and fix, then how to go on
         click.echo(printable(f"paused: {result.error}; then run the same command again to resume job "

@@ -16,6 +16,8 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from urllib.parse import unquote, urlsplit
 
+from fingerprint.plural import counted
+
 from .settings import Settings
 from .store.followup import Event
 
@@ -103,4 +105,4 @@ def send_digest(settings: Settings, to: str, events: Sequence[Event], *, timeout
                           "that the server runs") from e
     if refused:
         raise DigestError(f"the SMTP server at {where} refused {', '.join(refused)}")
-    return f"sent to {to} through {where} ({len(events)} events)"
+    return f"sent to {to} through {where} ({counted(len(events), 'event')})"

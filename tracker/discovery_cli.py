@@ -5,6 +5,7 @@ import click
 
 from fingerprint.cells import json_text, printable
 from fingerprint.cli.common import note, quiet_option, write_records
+from fingerprint.plural import counted
 
 from .cli import click_errors, open_context
 from .discovery import DiscoveryError, DiscoverySettings, discover as run_discovery
@@ -65,7 +66,8 @@ def discover(work, provider, max_queries, dry_run, fmt, quiet):
         note("no queries: register a work first (fptrack add-work TITLE FILE)", quiet=False)
     if report.run is not None:
         c = report.counts
-        note(f"discovery run {report.run.id}: {c['queries']} queries ({c['failed']} failed), {c['returned']} URLs "
-             f"returned, {c['new']} new, {c['stored']} pages stored, {c['matches']} matches"
+        note(f"discovery run {report.run.id}: {counted(c['queries'], 'query')} ({c['failed']} failed), "
+             f"{counted(c['returned'], 'URL')} returned, {c['new']} new, {counted(c['stored'], 'page')} stored, "
+             f"{counted(c['matches'], 'match')}"
              + (f"; now tracking {', '.join(report.sites_added)}" if report.sites_added else "")
              + (" (stopped at the query budget)" if report.run.outcome == "budget" else ""), quiet=quiet)

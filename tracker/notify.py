@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
+from fingerprint.plural import counted
+
 from .egress import EgressPolicy, Refused
 from .names import clean_site_name
 from .settings import Settings
@@ -175,7 +177,7 @@ def crawl_failed_event(run: CrawlRun) -> Event | None:
         why.append("fetched nothing")
     if failed:
         reasons = ", ".join(f"{r} ({n})" for r, n in sorted(run.failed.items(), key=lambda kv: -kv[1])[:3])
-        why.append(f"{failed} pages failed" + (f": {reasons}" if reasons else ""))
+        why.append(f"{counted(failed, 'page')} failed" + (f": {reasons}" if reasons else ""))
     return Event(id=_event_id("crawl-failed", run.site, run.job, str(run.id), run.started_at.isoformat()),
                  kind="crawl-failed", at=run.finished_at, site=run.site,
                  data={"run": run.id, "job": run.job, "outcome": run.outcome, "counts": dict(run.counts),
@@ -320,7 +322,8 @@ def send_pending(store: Store, settings: Settings, *, clock: Callable[[], dateti
             by_address.setdefault(sub.target.lower(), []).append(d)
     if by_address and not settings.smtp_url:
         n = sum(len(ds) for ds in by_address.values())
-        report.problems.append(f"FPT_SMTP_URL is not set: {n} events wait for {len(by_address)} e-mail digests; "
+        report.problems.append(f"FPT_SMTP_URL is not set: {counted(n, 'event')} {'waits' if n == 1 else 'wait'} for "
+                               f"{counted(len(by_address), 'e-mail digest')}; "
                                "set it (smtp://HOST:PORT) and run `fptrack notify send`")
         report.waiting += n
     elif by_address:

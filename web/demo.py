@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from fingerprint.plural import counted
 from fptrack_samples import AUTHOR, WORK
 from fptrack_samples import ORIGINALS as SAMPLES
 from tracker.cli import click_errors
@@ -138,16 +139,16 @@ def demo(host, port, home, name, password, originals, keep, no_serve):
     t0 = time.perf_counter()
 
     n = _register(settings, originals, title)
-    _step(1, f"registered {title} ({n} chapters) in {home}")
+    _step(1, f"registered {title} ({counted(n, 'chapter')}) in {home}")
     with SampleSite(chapters_from_folder(originals), slow_delay=3.0, huge_bytes=2_000_000) as site:
         pages = sum(1 for kind in site.expected.values() if kind == "chapter")
-        _step(2, f"sample pirate site on {site.url}/ ({pages} chapter pages in five encodings, a split chapter, "
+        _step(2, f"sample pirate site on {site.url}/ ({counted(pages, 'chapter page')} in five encodings, a split chapter, "
                  "ads, 404s, a redirect, a slow and a huge page, traps, robots.txt)")
         r = _crawl(settings, site.url + "/")
     def reasons(counts: dict[str, int]) -> str:
         return ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
 
-    _step(3, f"crawled: {r['fetched']} pages fetched, {r['stored']} stored, {r['matched']} copying {title}; "
+    _step(3, f"crawled: {counted(r['fetched'], 'page')} fetched, {r['stored']} stored, {r['matched']} copying {title}; "
              f"skipped: {reasons(r['skipped_reasons'])}; failed: {reasons(r['failed_reasons'])}")
     password = password or secrets.token_urlsafe(9)
     _account(settings, name, password)

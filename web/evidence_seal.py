@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from fingerprint.cells import printable
+from fingerprint.plural import counted
 from tracker.egress import EgressPolicy
 from tracker.evidence.package import verify_package
 from tracker.evidence.signing import (SigningError, fingerprint, load_public_key, make_seal, org_public_key,
@@ -67,5 +68,5 @@ def verify(path: str, key: str | None = None, tsa_ca: str | None = None) -> None
         return
     for problem in result.problems:
         click.echo(f"FAIL: {problem}", err=True)
-    click.echo(f"{path}: {len(result.problems)} problem(s): this package is not as it was made", err=True)
+    click.echo(f"{path}: {counted(len(result.problems), 'problem')}: this package is not as it was made", err=True)
     raise SystemExit(1)

@@ -42,8 +42,12 @@ def test_fptrack_one_chapter_one_page_one_match(tmp_path: Path, monkeypatch) -> 
     run = CliRunner().invoke
     r = run(fptrack, ["add-work", WORK, str(book)])
     assert r.exit_code == 0 and f"{WORK}: 1 chapter (1 new" in r.output, r.output
+    assert run(fptrack, ["notify", "add", "--email", "rights@example.com", "--work", WORK]).exit_code == 0
     r = run(fptrack, ["ingest", str(SAMPLES / "pages" / "biquge-1.html"), "--site", "biquge"])
     assert r.exit_code == 0, r.output
     assert "1 page queued, 0 unchanged\n1 page done, 0 failed, 1 match\n" in r.output
     r = run(fptrack, ["reindex"])
     assert r.exit_code == 0 and "indexed 1 chapter in" in r.output, r.output
+    r = run(fptrack, ["notify", "send"])  # no FPT_SMTP_URL: the one new match waits
+    assert r.exit_code == 1, r.output
+    assert "FPT_SMTP_URL is not set: 1 event waits for 1 e-mail digest; " in r.stderr
