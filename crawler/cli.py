@@ -9,12 +9,13 @@ from fingerprint.cells import json_text, printable
 from fingerprint.cli.common import RECORD_FORMATS, quiet_option, show, write_records
 from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.plural import counted
+from fingerprint.plural import counted
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.schedule import site_schedule
 from tracker.store import NotFound, Site, now
 
-from .frontier import FrontierError
+from .frontier import FrontierError, note_start, noted_start, pending
 from .rules import RulesError, SiteRules, load_rules_file, make_rules, rules_for_urls
 
 SITE_COLUMNS = ["site", "start_urls", "recrawl", "schedule", "next_crawl", "last_crawl", "outcome", "fetched",
@@ -120,8 +121,11 @@ def crawl(urls, rules_file, site_names, all_sites, max_pages, depth, timeout, re
             raise click.ClickException(f"site {s.name!r} has no start URLs; add start_urls to its rules")
     limits = CrawlLimits(max_pages=max_pages, depth=depth, timeout=timeout, retries=retries, delay=delay,
                          concurrency=concurrency, max_bytes=max_bytes)
+    given = sorted({u for s in sites for u in s.start_urls}) if urls else []
     if urls and not job:  # a crawl of other URLs on the same site is another job, never a resumed one
-        job = job_for_urls([s.name for s in sites], [u for s in sites for u in s.start_urls])
+        job = job_for_urls([s.name for s in sites], given)
+    if urls and not fresh:
+        check_resumable(ctx.settings, job, given)
     log_level = {0: "NONE" if quiet else "WARNING", 1: "INFO"}.get(verbose, "DEBUG")
     ctx.close()
     bar = None
@@ -136,12 +140,23 @@ def crawl(urls, rules_file, site_names, all_sites, max_pages, depth, timeout, re
     finally:
         if bar is not None:
             bar.close()
+    if urls and result.resumable:
+        note_start(ctx.settings, result.job, given)
     _report(result, fmt, quiet)
     failures = failure_lines(result, sites)
     for line in failures:  # said even with --quiet: nothing could be fetched there
         click.echo(printable(line), err=True)
     if nothing_fetched(result):
         sys.exit(1)
+
+
+def check_resumable(settings, job: str, given: list[str]) -> None:
+    """A paused crawl of other start URLs is not resumed by a crawl of these: one line saying so, and the fix."""
+    before = noted_start(settings, job)
+    if before is not None and before != given and pending(settings, job):
+        raise click.ClickException(printable(
+            f"job {job!r} is a paused crawl of {' '.join(before)}, not of {' '.join(given)}: add --fresh to "
+            "start it over with these URLs, or give this crawl another --job NAME"))
 
 
 def failure_lines(result, sites: list[SiteRules]) -> list[str]:

@@ -159,8 +159,35 @@ def redis_call(settings: Settings, client: Any, command: str, *args: Any) -> Any
         raise FrontierUnavailable(explain(e, settings.redis_url, cluster=is_cluster(client))) from None
 
 
+def start_file(settings: Settings, job: str) -> Path:
+    """Beside the job on disk: the start URLs a paused crawl of given URLs was crawling."""
+    return inside(settings.home / "crawls", check_job(job) + ".start.json")
+
+
+def note_start(settings: Settings, job: str, urls: list[str]) -> None:
+    """Keep the start URLs of a paused crawl of given URLs, so that another crawl given other URLs and
+    the same --job does not resume it without a word."""
+    import json
+
+    path = start_file(settings, job)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(sorted(set(urls)), ensure_ascii=False), encoding="utf-8")
+
+
+def noted_start(settings: Settings, job: str) -> list[str] | None:
+    """The start URLs noted for the job's paused crawl; None when none were noted (or the note is unreadable)."""
+    import json
+
+    try:
+        urls = json.loads(start_file(settings, job).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return urls if isinstance(urls, list) and all(isinstance(u, str) for u in urls) else None
+
+
 def clear_frontier(settings: Settings, job: str) -> None:
     """Forget the job's queue and seen URLs, so that its next crawl starts afresh."""
+    start_file(settings, job).unlink(missing_ok=True)
     if settings.redis_url:
         keys = redis_keys(settings, job)
         # One slot (the job's hash tag): one DEL on a cluster too.

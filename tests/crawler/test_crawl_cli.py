@@ -265,3 +265,24 @@ def test_a_site_name_that_is_not_a_slug_is_refused_everywhere_with_a_valid_one(s
     assert "no sites yet" in fptrack(settings, "sites", "list").stderr
     r = fptrack(settings, "sites", "add", "bad-name", "http://127.0.0.1:9/")
     assert r.returncode == 0 and "site bad-name: 1 start URLs" in r.stdout
+
+
+def test_a_job_paused_on_other_urls_is_not_resumed_without_a_word(settings):
+    with book_site({"a": 6, "b": 6}) as site:
+        first = fptrack(settings, "crawl", site.url + "/a/", *FAST, "--max-pages", "2", "--no-process",
+                        "--format", "jsonl", "--concurrency", "1", "--job", "mine")
+        assert json.loads(first.stdout)["outcome"] == "closespider_pagecount", first.stderr
+        before = len(site.requests)
+        r = fptrack(settings, "crawl", site.url + "/b/", *FAST, "--job", "mine")
+        assert r.returncode == 1 and len(site.requests) == before  # nothing fetched
+        (line,) = r.stderr.splitlines()
+        assert f"job 'mine' is a paused crawl of {site.url}/a/, not of {site.url}/b/" in line
+        assert "--fresh" in line and "--job" in line
+        r = fptrack(settings, "crawl", site.url + "/b/", *FAST, "--job", "mine", "--fresh", "--no-process",
+                    "--format", "jsonl")
+        assert r.returncode == 0 and json.loads(r.stdout)["outcome"] == "finished", r.stderr
+        crawled = site.requests[before:]
+        assert "/b/" in crawled and not any(p.startswith("/a/") for p in crawled), crawled
+        # Finished: the next crawl of the job, of any URLs, starts afresh without a word.
+        r = fptrack(settings, "crawl", site.url + "/a/", *FAST, "--job", "mine", "--no-process", "--format", "jsonl")
+        assert r.returncode == 0 and json.loads(r.stdout)["outcome"] == "finished", r.stderr
