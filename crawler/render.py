@@ -28,12 +28,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import Any
+from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from tracker.browser import chromium_path
+from tracker.egress import EgressPolicy, Refused, parse_ip
+
+from .tracking import tracker_settings
 
 __all__ = [
     "NEEDS_BROWSER", "NeedsBrowser", "RenderHandler", "chromium_path", "render_meta", "abort_request",
@@ -135,6 +140,45 @@ def abort_request(request) -> bool:
     return request.resource_type in _SKIPPED_RESOURCES
 
 
+_LOCAL_SCHEMES = frozenset({"data", "blob", "about"})  # answered inside the browser: nothing leaves it
+
+
+async def refused_by(policy: EgressPolicy, url: str) -> str:
+    """Why the browser may not fetch `url` (the page's own sub-requests: scripts, XHR, frames,
+    stylesheets), or "": the egress policy on the scheme and on every address of the host."""
+    parts = urlsplit(url)
+    if parts.scheme in _LOCAL_SCHEMES:
+        return ""
+    try:
+        policy.check_scheme(parts.scheme, url)
+        host = parts.hostname or ""
+        if parse_ip(host) is not None:
+            policy.check_literal(host, url=url)
+        elif not policy.host_allowed(host):
+            infos = await asyncio.get_running_loop().getaddrinfo(host, parts.port or None, type=socket.SOCK_STREAM)
+            for info in infos:
+                address = parse_ip(info[4][0])
+                if address is not None:
+                    policy.check(address, host=host, url=url)
+    except Refused as e:
+        return str(e)
+    except (OSError, ValueError, UnicodeError):
+        return ""  # a name that does not resolve: the browser finds that out itself
+    return ""
+
+
+def policy_abort(policy: EgressPolicy):
+    """abort_request with the egress policy: a sub-request to a refused address is aborted too."""
+    async def abort(request) -> bool:
+        if abort_request(request):
+            return True
+        why = await refused_by(policy, request.url)
+        if why:
+            log.info("the browser's request %s", why)
+        return bool(why)
+    return abort
+
+
 class RenderHandler(ScrapyPlaywrightDownloadHandler):
     """scrapy-playwright's download handler, started on the first request that asks for the browser.
 
@@ -144,6 +188,8 @@ class RenderHandler(ScrapyPlaywrightDownloadHandler):
 
     def __init__(self, crawler) -> None:
         super().__init__(crawler)
+        # The browser's own requests (the page, its scripts, frames, XHR) keep to the egress policy too.
+        self.abort_request = policy_abort(EgressPolicy.load(tracker_settings(crawler.settings)))
         for receiver in ("_maybe_launch_in_thread", "_engine_started"):
             if hasattr(self, receiver):
                 crawler.signals.disconnect(getattr(self, receiver), signal=signals.engine_started)

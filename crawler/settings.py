@@ -50,6 +50,9 @@ DOWNLOADER_MIDDLEWARES_BASE = {k: v for k, v in _defaults.DOWNLOADER_MIDDLEWARES
 EXTENSIONS_BASE = {k: v for k, v in _defaults.EXTENSIONS_BASE.items() if k not in _OFF}
 
 DOWNLOADER_MIDDLEWARES = {
+    # First: every request, redirects included, is checked by the egress policy before anything else
+    # (robots.txt's own request comes back through here too).
+    "crawler.middlewares.egress.EgressMiddleware": 50,
     "crawler.middlewares.truncated.TruncatedMiddleware": 595,  # before decompression (590): is the stream whole?
     "crawler.middlewares.encoding.EncodingMiddleware": 560,  # after decompression (590), before the spider sees text
     "crawler.middlewares.conditional.ConditionalMiddleware": 580,  # If-None-Match for pages already stored
@@ -94,6 +97,10 @@ CONCURRENT_ITEMS = 4
 # inspect and ast; its cache is keyed on bound methods, which die with each request, so it ran
 # on most responses (about 5% of a static crawl's CPU). The spider's callbacks return nothing.
 WARN_ON_GENERATOR_RETURN_VALUE = False
+
+# The egress policy on every answer of the DNS (crawler.resolver): the address connected to is the
+# address checked; private, loopback and link-local ones are refused unless FPT_FETCH_ALLOW lists them.
+TWISTED_DNS_RESOLVER = "crawler.resolver.EgressResolver"
 
 LOG_LEVEL = "INFO"
 FEED_EXPORT_ENCODING = "utf-8"

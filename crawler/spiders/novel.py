@@ -54,6 +54,7 @@ from ..extract import Extracted, extract, is_chapter_text
 from ..extraction.sitememory import SiteLines
 from ..items import ImageItem, NotModifiedItem, PageItem
 from ..middlewares.conditional import CONDITIONAL, IMAGE, made_by
+from ..middlewares.egress import RefusedRequest
 from ..middlewares.encoding import FORCE_ENCODING, SITE
 from ..middlewares.extract import CSS, EXTRACTED, WORKER_DIED
 from ..middlewares.truncated import REASON as TRUNCATED
@@ -645,6 +646,8 @@ def classify(failure, settings) -> tuple[str, str]:
         status = exc.response.status
         kind = "skipped" if 400 <= status < 500 and status not in (408, 429) else "failed"
         return kind, f"HTTP {status}"
+    if failure.check(RefusedRequest):  # the egress policy (crawler.middlewares.egress): the address and the fix
+        return "failed", exc.reason
     if failure.check(IgnoreRequest):
         if "robots.txt" in text:
             return "skipped", "robots.txt forbids it"

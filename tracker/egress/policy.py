@@ -26,9 +26,10 @@ _TRUE = ("1", "true", "yes", "on")
 class Refused(ValueError):
     """A request the policy does not make; the message names the address and the setting."""
 
-    def __init__(self, message: str, reason: str):
+    def __init__(self, message: str, reason: str, detail: str = ""):
         super().__init__(message)
         self.reason = reason  # short: "refused: loopback address"
+        self.detail = detail or message  # without the URL: "127.0.0.1 is a loopback address; allow it with ..."
 
 
 def parse_allow(text: str) -> tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], frozenset[str]]:
@@ -112,12 +113,12 @@ class EgressPolicy:
         inner = embedded_ipv4(ip)
         shown = f"{ip} ({inner})" if inner is not None else str(ip)
         if kind in _NEVER:
-            raise Refused(f"refused to fetch {what}: {shown} is {article(kind)} {kind} address, which is never "
-                          "fetched", f"refused: {kind} address")
-        allowed = inner or ip
-        bits = 32 if allowed.version == 4 else 128
-        raise Refused(f"refused to fetch {what}: {shown} is {article(kind)} {kind} address; "
-                      f"allow it with {ALLOW_VAR}={allowed}/{bits}", f"refused: {kind} address")
+            detail = f"{shown} is {article(kind)} {kind} address, which is never fetched"
+        else:
+            allowed = inner or ip
+            bits = 32 if allowed.version == 4 else 128
+            detail = f"{shown} is {article(kind)} {kind} address; allow it with {ALLOW_VAR}={allowed}/{bits}"
+        raise Refused(f"refused to fetch {what}: {detail}", f"refused: {kind} address", detail)
 
     def check_literal(self, host: str, *, url: str = "") -> None:
         """Check a host that is an IP address in any spelling; a name is checked once resolved."""
@@ -128,4 +129,4 @@ class EgressPolicy:
     def check_scheme(self, scheme: str, url: str) -> None:
         if (scheme or "").lower() not in SCHEMES:
             raise Refused(f"refused to fetch {url}: only http and https URLs are fetched",
-                          "refused: not an http(s) URL")
+                          "refused: not an http(s) URL", "only http and https URLs are fetched")
