@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import struct
 import threading
+from urllib.parse import urlencode
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,8 +93,6 @@ class Admin:
 
 def html_pages(app, role: str) -> list[str]:
     """The route samples that answer `role` with an HTML page (not JSON, CSV, files or a refusal)."""
-    from urllib.parse import urlencode
-
     from ..web.conftest import login
 
     client = app.test_client()
@@ -251,8 +250,8 @@ def test_each_checkbox_sits_on_the_line_of_its_label(sized, admin_site, size):
 SCREENS = {
     "dashboard": "/",
     "matches": "/matches/",
-    "match": "/matches/view?page_key=https%3A%2F%2Fbiquge.example%2F1.html&chapter=%E5%B1%B1%E5%9F%8E%E6%97%A7%E4%BA%8B%2F%E7%AC%AC1%E7%AB%A0",
-    "work-report": "/works/%E5%B1%B1%E5%9F%8E%E6%97%A7%E4%BA%8B",
+    "match": "/matches/view?" + urlencode({"page_key": "https://biquge.example/1.html", "chapter": "山城旧事/第1章"}),
+    "work-report": "/works/山城旧事",
     "follow-up": "/followup/",
     "sites": "/sites/",
     "site-rules": "/sites/manage?name=biquge",

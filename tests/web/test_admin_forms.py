@@ -63,7 +63,8 @@ def test_another_scheme_is_refused_with_the_schemes_to_use(admin, store, url, na
         assert f"not {named}" in error, error
     assert "xoxb-key" not in error  # the message never repeats the URL: it may hold the hook's key
     assert store.subscriptions() == []
-    api = admin.post("/api/subscriptions", json={**HOOK, "target": url}, headers={"X-CSRFToken": csrf_token(admin, "/")})
+    api = admin.post("/api/subscriptions", json={**HOOK, "target": url},
+                     headers={"X-CSRFToken": csrf_token(admin, "/")})
     message = api.get_json()["message"]
     assert api.status_code == 400 and "https:// (recommended) or http://" in message and "xoxb-key" not in message
     assert "Traceback" not in api.get_data(as_text=True) and store.subscriptions() == []

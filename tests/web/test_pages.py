@@ -105,7 +105,8 @@ def test_status_change_is_recorded_with_who_and_when(admin, store):
     assert m.status == "confirmed" and m.history[-1]["by"] == "admin"
     html = text(admin.get(r.headers["Location"]))
     assert "1 match set to confirmed." in html
-    assert re.search(r"<td><span class=\"status s-confirmed\">confirmed</span></td><td>admin</td><td class=\"when\">\d{4}-", html)
+    assert re.search(r"<td><span class=\"status s-confirmed\">confirmed</span></td><td>admin</td>"
+                     r"<td class=\"when\">\d{4}-", html)
 
 
 def test_bulk_status_change_from_the_list(admin, store):
