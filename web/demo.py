@@ -15,7 +15,9 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
@@ -144,7 +146,8 @@ def demo(host, port, home, name, password, originals, keep, no_serve):
         pages = sum(1 for kind in site.expected.values() if kind == "chapter")
         _step(2, f"sample pirate site on {site.url}/ ({counted(pages, 'chapter page')} in five encodings, a split chapter, "
                  "ads, 404s, a redirect, a slow and a huge page, traps, robots.txt)")
-        r = _crawl(settings, site.url + "/")
+        # The sample site is on loopback, which the egress policy refuses unless allowed: this one address.
+        r = _crawl(replace(settings, fetch_allow=f"{urlsplit(site.url).hostname}/32"), site.url + "/")
     def reasons(counts: dict[str, int]) -> str:
         return ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
 
