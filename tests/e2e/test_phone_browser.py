@@ -200,13 +200,24 @@ def test_every_page_fits_the_window(sized, admin_site, role, size):
     sign_in(driver, admin_site.url, role)
     window(driver, width, height)
     failures = {}
-    for path in admin_site.pages[role]:
+    # the route samples, and an error page (a match that is not there)
+    for path in admin_site.pages[role] + ["/matches/view?page_key=gone&chapter=gone"]:
         driver.get(admin_site.url + path)
         assert driver.execute_script("return window.innerWidth") == width
         problems = layout_problems(driver)
         if problems:
             failures[path] = problems
     assert not failures, "\n".join(f"{p}: " + "; ".join(v) for p, v in failures.items())
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_the_sign_in_page_fits_the_window(sized, admin_site, size):
+    driver = sized
+    driver.delete_all_cookies()
+    window(driver, *SIZES[size])
+    driver.get(admin_site.url + "/login")
+    assert driver.find_elements("css selector", ".login input[name=password]"), "the sign-in form is shown"
+    assert not layout_problems(driver)
 
 
 # Run in the page: each checkbox (or radio button) in a label whose text is not on the box's line.
