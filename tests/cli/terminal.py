@@ -50,6 +50,7 @@ def clean_env(**extra: str) -> dict[str, str]:
     """The caller's environment without FPT_ settings, plus `extra` (FPT_HOME and the like)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}
     env.update(TERM="xterm-256color", COLUMNS="120", LINES="30", PYTHONUNBUFFERED="1")
+    env["FPT_FETCH_ALLOW"] = "127.0.0.1/32"  # the fixture sites and servers are all on loopback
     env.update(extra)
     return env
 
