@@ -39,6 +39,7 @@ from fingerprint.errors import InputError
 from fingerprint.scrub import scrub_value
 from tracker.names import clean_site_name
 from tracker.schedule import ScheduleError, check_every, check_hour
+from tracker.site_scope import bare_host, start_urls_cover
 
 from .extract import Selectors
 
@@ -117,8 +118,7 @@ class SiteRules:
 
 def host_of(url: str) -> str:
     """The host of a URL, lower case, without "www." and the port."""
-    host = (urlsplit(url).hostname or "").lower()
-    return host[4:] if host.startswith("www.") else host
+    return bare_host(url)
 
 
 def site_name(url: str) -> str:
@@ -269,28 +269,8 @@ def _patterns(patterns: Iterable[str], where: str, key: str) -> tuple[re.Pattern
 
 
 def covers(rules: SiteRules, url: str) -> bool:
-    """Whether one of the site's start URLs holds `url`: the same host (with or without "www."), the same
-    port, and a path under the start URL's ("https://b.test/book/1/" holds "http://www.b.test/book/1/2.html",
-    not "https://b.test/book/12/" nor "https://b.test:8080/book/1/")."""
-    want = urlsplit(url)
-    for start in rules.start_urls:
-        have = urlsplit(start)
-        if host_of(start) != host_of(url) or _port(have) != _port(want):
-            continue
-        prefix = have.path or "/"
-        path = want.path or "/"
-        if path == prefix or path.startswith(prefix if prefix.endswith("/") else prefix + "/"):
-            return True
-    return False
-
-
-def _port(parts) -> int | None:
-    """An explicit port; the default ports (80, 443, none) are all the same site."""
-    try:
-        port = parts.port
-    except ValueError:
-        return -1
-    return None if port in (None, 80, 443) else port
+    """Whether one of the site's start URLs holds `url` (tracker.site_scope.start_urls_cover)."""
+    return start_urls_cover(rules.start_urls, url)
 
 
 def _replace(rules: SiteRules, **changes: Any) -> SiteRules:

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .search_providers import HTTPSearchProvider, SearchError, SearchProvider, SearchResult, config_from
 from .search_queries import Query, QueryPlan, build_queries
+from .site_scope import start_urls_cover
 from .store import NotFound, Site, Work, now
 from .store.discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
 
@@ -411,11 +412,9 @@ def site_name(url: str) -> str:
 
 
 def site_of(url: str, tracked: Sequence[Site]) -> str:
-    """The tracked site whose domains hold the URL (as the crawler picks its rules), or its own name."""
-    host = _host(urlsplit(url).hostname or "")
+    """The tracked site whose start URLs hold the URL (as the crawler picks its rules), or its own name."""
     for s in tracked:
-        domains = s.rules.get("allowed_domains") or [_host(urlsplit(u).hostname or "") for u in s.start_urls]
-        if any(host == d or host.endswith("." + d) for d in domains):
+        if start_urls_cover(s.start_urls, url):
             return s.name
     return site_name(url)
 

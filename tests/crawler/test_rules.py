@@ -127,3 +127,16 @@ def test_urls_take_the_rules_of_the_site_whose_start_urls_cover_them_only():
                       ("http://127.0.0.1:8080/x/y", "local")):
         (site,) = rules_for_urls([url], [book, port])
         assert site.name == name and site.start_urls == (url,), url
+
+
+def test_discovery_attributes_a_url_to_the_site_the_crawler_takes_the_rules_of():
+    from tracker.discovery import site_of
+    from tracker.store import Site
+
+    tracked = [Site(name="book1", start_urls=["https://b.test/book/1/"]),
+               Site(name="local", start_urls=["http://127.0.0.1:8080/"])]
+    known = [make_rules({"name": s.name, "start_urls": s.start_urls}) for s in tracked]
+    for url in ("https://b.test/book/12/", "http://www.b.test/book/1/2.html", "http://127.0.0.1:1/",
+                "http://127.0.0.1:8080/x", "https://other.test/"):
+        (site,) = rules_for_urls([url], known)
+        assert site_of(url, tracked) == site.name, url
