@@ -220,6 +220,25 @@ def test_the_sign_in_page_fits_the_window(sized, admin_site, size):
     assert not layout_problems(driver)
 
 
+def test_a_new_token_fits_a_phone(sized, admin_site):
+    """The one page a token is shown on (once, after the form): a long unbroken word."""
+    from selenium.webdriver.common.by import By
+
+    driver = sized
+    sign_in(driver, admin_site.url, "admin")
+    window(driver, *SIZES["phone"])
+    driver.get(admin_site.url + "/tokens/")
+    driver.find_element(By.CSS_SELECTOR, "#new-token-form input[name=name]").send_keys("phone test")
+    button = driver.find_element(By.CSS_SELECTOR, "#new-token-form button")
+    button.click()
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT).until(page_left(button))
+    token = driver.find_element(By.ID, "new-token").text
+    assert len(token) >= 20, token
+    assert not layout_problems(driver)
+
+
 # Run in the page: each checkbox (or radio button) in a label whose text is not on the box's line.
 CHECKBOX_JS = r"""
 const apart = [];
