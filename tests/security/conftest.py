@@ -18,8 +18,8 @@ def serve():
     """serve(handler) -> a LoopbackServer, closed after the test."""
     started: list[LoopbackServer] = []
 
-    def start(handler, host: str = "127.0.0.1") -> LoopbackServer:
-        server = LoopbackServer(handler, host)
+    def start(handler, host: str = "127.0.0.1", tls=None) -> LoopbackServer:
+        server = LoopbackServer(handler, host, tls)
         started.append(server)
         return server
 

@@ -13,8 +13,8 @@ Handler = Callable[[bytes, socket.socket], None]
 class LoopbackServer:
     """A TCP server on 127.0.0.1 that hands each connection's request head to `handler`."""
 
-    def __init__(self, handler: Handler, host: str = "127.0.0.1"):
-        self.handler, self.host = handler, host
+    def __init__(self, handler: Handler, host: str = "127.0.0.1", tls=None):
+        self.handler, self.host, self.tls = handler, host, tls  # tls: a server-side ssl.SSLContext
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((host, 0))
@@ -39,6 +39,8 @@ class LoopbackServer:
     def _one(self, conn: socket.socket) -> None:
         try:
             conn.settimeout(10)
+            if self.tls is not None:
+                conn = self.tls.wrap_socket(conn, server_side=True)
             head = b""
             while b"\r\n\r\n" not in head:
                 got = conn.recv(65536)

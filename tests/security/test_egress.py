@@ -198,3 +198,33 @@ def test_a_bad_allow_setting_is_one_line_with_the_fix():
     assert Settings.load({"FPT_FETCH_ALLOW": "10.0.0.0/8,intranet"}).fetch_allow == "10.0.0.0/8,intranet"
     with pytest.raises(SettingsError, match="FPT_FETCH_ALLOW entry '10.0.0.0/40'.*10.0.0.0/8"):
         Settings.load({"FPT_FETCH_ALLOW": "10.0.0.0/40"})
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for site.test (openssl), and a client context that trusts it."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    d = tmp_path_factory.mktemp("tls")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=site.test",
+                    "-addext", "subjectAltName=DNS:site.test", "-keyout", str(d / "key.pem"), "-out",
+                    str(d / "cert.pem")], check=True, capture_output=True)
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(d / "cert.pem", d / "key.pem")
+    return server, ssl.create_default_context(cafile=str(d / "cert.pem"))
+
+
+def test_tls_goes_to_the_checked_address_with_the_real_name(serve, certificate):
+    server_ctx, client_ctx = certificate
+    server = serve(answer(b"over tls"), tls=server_ctx)
+    policy = EgressPolicy.from_text("site.test,other.test")
+    resolver = lambda host, port: ["127.0.0.1"]  # noqa: E731
+    r = fetch(f"https://site.test:{server.port}/", policy=policy, deadline=3, resolver=resolver, context=client_ctx)
+    assert (r.status, r.body) == (200, b"over tls")
+    with pytest.raises(FetchError) as e:  # the certificate is checked for the name in the URL, not the address
+        fetch(f"https://other.test:{server.port}/", policy=policy, deadline=3, resolver=resolver, context=client_ctx)
+    assert e.value.reason.startswith("TLS error")
