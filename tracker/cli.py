@@ -163,7 +163,8 @@ def add_work(title, path, author, covers, verbose, quiet):
 
     ctx = open_context()
     t0 = time.perf_counter()
-    r = register_work(ctx, title, path, author=author, images=covers)
+    r = register_work(ctx, title, path, author=author, images=covers,
+                      progress=lambda it: progress(it, quiet=quiet, desc="registering chapters", unit="chapter"))
     n = len(r.added) + len(r.changed) + len(r.unchanged)
     images = r.images
     pictures = (f", {counted(images.registered, 'image')} ({len(images.added)} new, {len(images.changed)} changed, "
@@ -205,7 +206,8 @@ def ingest(paths, site, no_process, verbose, quiet):
                   if r.images or r.images_unchanged else ""))
     read_summary(r.read, verbose=verbose, quiet=quiet)
     if r.queued and not no_process:
-        click.echo(dispatch_pages(ctx, r.queued))
+        click.echo(dispatch_pages(ctx, r.queued, progress=lambda it: progress(it, quiet=quiet, desc="processing pages",
+                                                                             unit="page")))
     if r.images and not no_process:
         click.echo(dispatch_images(ctx, r.images))
 

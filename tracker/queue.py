@@ -3,7 +3,7 @@ set, otherwise right here, in-process. `fptrack ingest` and the crawler's store
 pipeline use it; what is waiting to be processed is tracker.backlog's."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from kombu.exceptions import OperationalError
 from kombu.utils.url import maybe_sanitize_url
@@ -20,12 +20,14 @@ class BrokerUnavailable(SettingsError):
     """FPT_BROKER_URL is set but the broker cannot be reached."""
 
 
-def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None) -> str:
+def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None,
+                   progress: Callable[[Iterable], Iterable] | None = None) -> str:
     """Send a process_page task per page key when a broker is configured (or `app` is
-    given); otherwise process the pages now. Returns a one-line summary."""
+    given); otherwise process the pages now (`progress` wraps their list: a progress bar).
+    Returns a one-line summary."""
     keys = list(dict.fromkeys(keys))
     if app is None and not ctx.settings.broker_url:
-        return _process_here(ctx, keys)
+        return _process_here(ctx, progress(keys) if progress else keys)
     _send(ctx, PROCESS_PAGE, keys, app)
     return f"queued {counted(len(keys), 'page')} for the workers"
 
@@ -65,7 +67,7 @@ def _send(ctx: Context, name: str, keys: list[str], app=None) -> None:
             "and run `fptrack process` (the pages are stored as queued, nothing is lost)") from e
 
 
-def _process_here(ctx: Context, keys: list[str]) -> str:
+def _process_here(ctx: Context, keys: Iterable[str]) -> str:
     done = failed = missing = matches = 0
     for key in keys:
         r = pipeline.process_page(ctx, key)

@@ -3,7 +3,7 @@ next to them, and their keys into the index."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,10 +89,12 @@ def _natural(key: str) -> list:
 
 
 def register_work(ctx: Context, title: str, path: str | Path | None = None, *, author: str = "",
-                  images: Sequence[str | Path] = ()) -> RegisterReport:
+                  images: Sequence[str | Path] = (),
+                  progress: Callable[[Iterable], Iterable] | None = None) -> RegisterReport:
     """Register (or update) a work from a file or folder; changed chapters are re-fingerprinted.
     The image files in the folder, and those in `images` (files or folders), are registered as the
-    work's covers and illustrations. With images only (no path), the work keeps its chapters."""
+    work's covers and illustrations. With images only (no path), the work keeps its chapters.
+    `progress` wraps the list of chapters (a progress bar)."""
     skipped = ReadReport()
     # Arguments that were not valid UTF-8 reach Python as lone surrogates, which no store takes.
     (title, bad_title), (author, bad_author) = scrub(title), scrub(author)
@@ -105,7 +107,7 @@ def register_work(ctx: Context, title: str, path: str | Path | None = None, *, a
                          "or a JSON Lines file of {\"id\", \"text\"} records")
     work = ctx.store.upsert_work(Work(id=work_id(title), title=title, author=author))
     report = RegisterReport(work=work, skipped=skipped)
-    for c in inputs:
+    for c in progress(inputs) if progress else inputs:
         try:
             ch, status = register_chapter(
                 ctx, Chapter(key=f"{work.id}/{c.name}", work=work.id, title=c.title, text=c.text, number=c.number))

@@ -34,9 +34,11 @@ class Server:
 
 
 CASES: dict[str, Case] = {
-    "fptrack add-work": Case(("fptrack", "add-work", "新书", "{samples}/originals"), r"新书: 3 chapters \(3 new"),
+    "fptrack add-work": Case(("fptrack", "add-work", "新书", "{samples}/originals"), r"新书: 3 chapters \(3 new",
+                             progress="registering chapters"),
     "fptrack ingest": Case(("fptrack", "ingest", "{samples}/originals", "--site", "mirror"),
-                           r"3 pages queued, 0 unchanged\n3 pages done, 0 failed, 3 matches"),
+                           r"3 pages queued, 0 unchanged\n(.*\r)*3 pages done, 0 failed, 3 matches",
+                           progress="processing pages"),
     "fptrack process": Case(("fptrack", "process"), r"3 pages done, 0 failed, 3 matches",
                             progress="processing pages",
                             before=(("fptrack", "ingest", "{samples}/originals", "--site", "mirror", "--no-process"),)),
