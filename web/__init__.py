@@ -25,6 +25,7 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_IDLE": 30 * 60,  # seconds without a request after which a session ends
     "SESSION_LIFETIME": 12 * 3600,  # seconds after sign-in after which a session ends, however active
     "CHECK_MAX_CHARS": 100_000,  # characters "check this text now" takes at once
+    "FETCH_DEADLINE": 5.0,  # seconds a preview's or /api/check-url's fetch takes in all (docs/security.md)
 }
 
 
