@@ -169,8 +169,7 @@ def _once(method: str, url: str, body: bytes | None, headers: Mapping[str, str],
     for address in addresses:
         if deadline.left() <= 0:
             break
-        conn = _Connection(address.split("%")[0] if ":" not in address else address, port, host, tls,
-                           deadline.timeout(), context)
+        conn = _Connection(address, port, host, tls, deadline.timeout(), context)
         watchdog = threading.Timer(max(0.0, deadline.left()), _cut, (conn,))
         watchdog.daemon = True
         watchdog.start()
