@@ -113,6 +113,7 @@ def admin_site(tmp_path_factory) -> Iterator[Admin]:
     from werkzeug.serving import make_server
 
     from tracker.context import Context
+    from tracker.pipeline import reindex
     from tracker.settings import Settings
     from web import create_app
 
@@ -121,6 +122,7 @@ def admin_site(tmp_path_factory) -> Iterator[Admin]:
     ctx = Context(settings)
     try:
         fill(ctx.store)
+        reindex(ctx)  # as `fptrack reindex`: the chapters fingerprinted, so "Check text" finds copies
         # a takedown sent, so the follow-up page has a site and a copy still up to show
         for status in ("confirmed", "takedown-sent"):
             ctx.store.set_match_status(*FOLLOWED, status, by="admin")
@@ -174,6 +176,15 @@ def layout_problems(driver) -> list[str]:
     problems += [f"sticks out: {w}" for w in found["wide"]]
     problems += [f"cut: {c}" for c in found["cut"]]
     return problems
+
+
+@pytest.fixture(scope="module")
+def shots() -> Path:
+    """tests/e2e/artifacts/phone, emptied of the last run's screenshots so none can pass for a new one."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for old in SHOTS.glob("*.png"):
+        old.unlink()
+    return SHOTS
 
 
 @pytest.fixture
@@ -239,6 +250,29 @@ def test_a_new_token_fits_a_phone(sized, admin_site):
     assert not layout_problems(driver)
 
 
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_a_checked_text_and_its_passages_fit_the_window(sized, admin_site, shots, size):
+    """The check-text result (a POST's page): the pasted text, its copied passages and scores."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from ..web.conftest import CH1
+
+    driver = sized
+    sign_in(driver, admin_site.url, "viewer")
+    window(driver, *SIZES[size])
+    driver.get(admin_site.url + "/check")
+    # a pirate page: a long unbroken URL line, then the copied chapter
+    pasted = "https://pirate.example/" + "x" * 120 + "\n" + CH1
+    driver.execute_script("document.getElementById('text').value = arguments[0]", pasted)
+    button = driver.find_element(By.CSS_SELECTOR, "form.check button")
+    button.click()
+    WebDriverWait(driver, WAIT).until(page_left(button))
+    assert driver.find_elements(By.CSS_SELECTOR, "table.passages"), "the copied passages are listed"
+    assert not layout_problems(driver)
+    assert driver.save_screenshot(str(shots / f"check-text-{size}.png"))
+
+
 # Run in the page: each checkbox (or radio button) in a label whose text is not on the box's line.
 CHECKBOX_JS = r"""
 const apart = [];
@@ -288,22 +322,19 @@ SCREENS = {
 }
 
 
-def test_screenshots_of_the_main_pages_at_both_sizes(sized, admin_site):
+def test_screenshots_of_the_main_pages_at_both_sizes(sized, admin_site, shots):
     driver = sized
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SHOTS.glob("*.png"):
-        old.unlink()
     sign_in(driver, admin_site.url, "admin")
     for size, (width, height) in SIZES.items():
         window(driver, width, height)
         for name, path in SCREENS.items():
             driver.get(admin_site.url + path)
             assert driver.find_element("css selector", "h1").text, f"{path} has no heading"
-            shot = SHOTS / f"{name}-{size}.png"
+            shot = shots / f"{name}-{size}.png"
             assert driver.save_screenshot(str(shot)), f"no screenshot {shot}"
             assert png_size(shot) == (width, height), shot
             # and the whole page, to see what lies below the fold
-            full = SHOTS / f"{name}-{size}-full.png"
+            full = shots / f"{name}-{size}-full.png"
             tall = driver.execute_script("return document.documentElement.scrollHeight")
             data = driver.execute_cdp_cmd("Page.captureScreenshot", {
                 "format": "png", "captureBeyondViewport": True,
