@@ -75,6 +75,9 @@ def _read_password(password_stdin: bool) -> str:
     if password_stdin:
         line = sys.stdin.readline()
         return line[:-1] if line.endswith("\n") else line
+    if not sys.stdin.isatty():  # piped or from a script: nothing can be asked without echoing it
+        raise click.UsageError("standard input is not a terminal, so the password cannot be asked: give "
+                               "--password-stdin and the password as the first line of standard input")
     return click.prompt("Password", hide_input=True, confirmation_prompt="Repeat the password")
 
 

@@ -28,9 +28,13 @@ def test_every_command_has_help_with_an_example():
         assert r.exit_code == 0 and "Example:" in r.output, command.name
 
 
-def test_user_add_prompts_twice_and_hashes(env):
-    r = run(cli.user, ["add", "alice", "--role", "admin"], env, input="s3cret-pass\ns3cret-pass\n")
-    assert r.exit_code == 0 and "added alice (admin)" in r.output
+def test_user_add_prompts_twice_and_hashes(env, tmp_path):
+    from ..cli.terminal import clean_env, in_terminal, program
+
+    # The password is asked on a terminal only (piped, --password-stdin): a real one here.
+    r = in_terminal([program("fptrack"), "user", "add", "alice", "--role", "admin"], env=clean_env(**env), cwd=tmp_path,
+                    answers=(("Password: ", "s3cret-pass"), ("Repeat the password: ", "s3cret-pass")))
+    assert r.code == 0 and "added alice (admin)" in r.out
     u = stored(env).get_user("alice")
     assert u.role == "admin" and u.password_hash != "s3cret-pass" and u.password_hash.startswith("scrypt:")
 
