@@ -207,8 +207,9 @@ def certificate(tmp_path_factory):
     import ssl
     import subprocess
 
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
+    from tests.conftest import need
+
+    need(shutil.which("openssl") is not None, "openssl is not installed (apt-get install openssl)")
     d = tmp_path_factory.mktemp("tls")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=site.test",
                     "-addext", "subjectAltName=DNS:site.test", "-keyout", str(d / "key.pem"), "-out",
