@@ -52,8 +52,8 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/dashboard", "get"): {"summary": "Totals, copies still up, matches per day, top sites (copies still up), "
                                            "recent failed pages and failed crawls",
                                 "query": [("days", "integer", "days of matches per day (1 to 366)")],
-                                "response": obj("counts", "active", "chapters_copied", "per_day", "top_sites",
-                                                "failures", "crawl_failures")},
+                                "response": obj("counts", "active", "per_day", "top_sites", "failures",
+                                                "crawl_failures")},
     ("/api/works", "get"): {"summary": "The organisation's works, with how much of each is copied and where",
                             "query": SCOPE, "response": LIST("works", "scope")},
     ("/api/works", "post"): {"summary": "Register a work: a .txt split at its chapter headings, a .zip of "

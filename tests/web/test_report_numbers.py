@@ -43,14 +43,6 @@ def test_an_excerpt_is_not_a_chapter_copied(store, admin):
     assert "of 3 chapters copied <small>" not in page
 
 
-def test_the_dashboard_counts_chapters_by_kind(store, admin):
-    excerpt_of_chapter_3(store)
-    d = Reports(store, ChapterCatalog()).dashboard(days=3)
-    assert d["chapters_copied"] == {"full": 2, "part": 0, "excerpt": 1}
-    page = html(admin.get("/"))
-    assert "<b>2</b> chapters copied in full <small>0 in part · 1 quoted in an excerpt</small>" in page
-
-
 def test_the_best_copy_of_a_chapter_decides_its_kind(store):
     excerpt_of_chapter_3(store)
     store.upsert_match(MatchRecord(page="https://parts.example/3", chapter=CH3, work="山城旧事", site="parts",
