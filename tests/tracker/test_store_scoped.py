@@ -140,3 +140,28 @@ def test_an_organisation_reads_and_adds_only_its_own_signing_key(store):
     assert store.signing_key("default").public_key == bytes(range(32))
     kept = east.add_signing_key(signing_key("east", bytes(32)))
     assert east.signing_key("east") == kept == store.signing_key("east")
+
+
+def test_an_organisations_latest_crawls_are_read_site_by_site_newest_first(store, monkeypatch):
+    """The dashboard asks for an organisation's latest crawls on every view: read site by site
+    with the limit, never every run of every organisation, in the store's order."""
+    from datetime import datetime, timedelta, timezone
+
+    from tracker.store import CrawlRun
+
+    t0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    store.upsert_site(Site(name="dc2", start_urls=["https://dc2.example/"]))
+    store.set_owner("site", "dc2", "east")
+    for i, site in enumerate(["dc", "biquge", "dc2", "dc", "biquge", "dc2", "dc"]):
+        store.add_crawl_run(CrawlRun(site=site, started_at=t0 + timedelta(hours=i), finished_at=t0 + timedelta(
+            hours=i, minutes=5), outcome="finished", counts={"fetched": i}))
+    asked = []
+    inner = store.crawl_runs
+    monkeypatch.setattr(store, "crawl_runs", lambda **kw: asked.append(kw) or inner(**kw))
+    east = ScopedStore(store, "east")
+    want = [r for r in inner(limit=None) if r.site in ("dc", "dc2")]
+    assert [r.counts["fetched"] for r in east.crawl_runs(limit=3)] == [r.counts["fetched"] for r in want[:3]] == [
+        6, 5, 3]
+    assert all(kw["limit"] == 3 and kw["site"] in ("dc", "dc2") for kw in asked) and len(asked) == 2
+    assert [r.counts["fetched"] for r in east.crawl_runs(limit=None)] == [6, 5, 3, 2, 0]
+
