@@ -47,6 +47,7 @@ def test_a_zip_without_a_manifest(run, tmp_path: Path) -> None:
     assert line.startswith("Error: not an evidence package: no manifest.json in photos.zip")
 
 
+@pytest.mark.filterwarnings("ignore:Duplicate name")  # the duplicate is the point
 def test_a_changed_package_is_still_not_as_it_was_made(run, tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "bad.zip", "w") as z:
         z.writestr("a.jpg", b"x")

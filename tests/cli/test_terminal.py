@@ -99,3 +99,4 @@ def test_server_starts_and_stops_on_ctrl_c(name: str, mode: str, world: World, h
     no_traceback(r)
     # Ctrl-C is how a person stops a server: success, or the conventional 130, never a crash.
     assert r.code in (0, 130, -2), f"{' '.join(argv)} ({mode}) ended with {r.code}:\n{r.text}"
+    assert "Aborted!" not in r.text, r.text  # a stop asked for is no failure
