@@ -2,7 +2,8 @@
 
 Arguments are formatted with: {samples} (the sample files), {site} (the sample pirate site on
 127.0.0.1), {tmp} (the test's own folder), {port} (a free port), {data} (a BUAA course folder),
-{token} (a token's id), {smtp} (an SMTP server on 127.0.0.1), {work}. Every command of `fptrack` and `simtool` has a case here or
+{token} (a token's id), {smtp} (an SMTP server on 127.0.0.1), {search}
+(a search engine on 127.0.0.1), {work}. Every command of `fptrack` and `simtool` has a case here or
 is a server in SERVERS; tests/cli/test_terminal.py fails for a command that has neither.
 """
 from __future__ import annotations
@@ -54,7 +55,9 @@ CASES: dict[str, Case] = {
                            "--retries", "0", "--depth", "4"), r"site +fetched.*\nsample +\d+", progress="crawling"),
     "fptrack recheck": Case(("fptrack", "recheck", "--delay", "0", "--timeout", "5"), r"page +url +outcome",
                             progress="re-checking pages"),
-    "fptrack discover": Case(("fptrack", "discover", "--dry-run", "--work", WORK), r"query"),
+    "fptrack discover": Case(("fptrack", "discover", "--work", WORK, "--max-queries", "3"),
+                             rf"query +returned +new.*\n0 +{WORK} +\w+ .* [1-9]\d* +0 ",
+                             env=(("FPT_SEARCH_URL", "{search}"), ("FPT_SEARCH_INTERVAL", "0"))),
     "fptrack evidence": Case(("fptrack", "evidence", "--work", WORK, "--site", "biquge", "-o", "{tmp}/biquge.zip",
                               "--no-pdf"), r"biquge\.zip: 1 match on 1 page, \d+ files; manifest SHA-256 [0-9a-f]{{64}}",
                              before=(("fptrack", "set-status", "tw-3", f"{WORK}/{WORK}-第三章", "confirmed"),)),

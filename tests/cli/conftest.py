@@ -55,10 +55,24 @@ def smtp_server():
 
 
 @pytest.fixture(scope="session")
-def world(tmp_path_factory, sample_site, smtp_server) -> World:
+def search_engine(sample_site):
+    """A search engine on 127.0.0.1 (SearXNG's JSON) that has indexed the sample site's chapter pages."""
+    from ..tracker.search_engine import search_engine as serve_engine
+
+    with serve_engine() as engine:
+        # Indexed as a search engine that reads every encoding sees them: each chapter page's title and text.
+        for path, chapter in sample_site.copies.items():
+            if sample_site.expected[path] == "chapter":
+                engine.pages[sample_site.url + path] = sample_site.chapters[chapter]
+        yield engine
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory, sample_site, smtp_server, search_engine) -> World:
     home = tmp_path_factory.mktemp("cli-world") / "home"
     home.mkdir()
-    w = World(home=home, site=sample_site.url, facts={"smtp": smtp_server.url})
+    w = World(home=home, site=sample_site.url, facts={"smtp": smtp_server.url,
+                                                                  "search": search_engine.search_url})
     run_ok(["fptrack", "add-work", WORK, "--author", "林岚", str(SAMPLES / "originals")], home)
     run_ok(["fptrack", "notify", "add", "--email", "rights@example.com", "--work", WORK], home)
     run_ok(["fptrack", "ingest", str(SAMPLES / "pages"), "--site", "biquge"], home)

@@ -45,7 +45,8 @@ def values(world: World, tmp: Path) -> dict[str, str]:
         data.mkdir()
         write_course(data, TINY)
     return {"samples": str(SAMPLES), "site": world.site, "tmp": str(tmp), "port": str(free_port()),
-            "data": str(data), "token": world.facts["token"], "smtp": world.facts["smtp"], "work": WORK}
+            "data": str(data), "token": world.facts["token"], "smtp": world.facts["smtp"],
+            "search": world.facts["search"], "work": WORK}
 
 
 def fill(args, v: dict[str, str]) -> list[str]:
