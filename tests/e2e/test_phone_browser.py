@@ -1,17 +1,18 @@
-"""Every admin page fits a phone: in a real headless Chromium at 400x850 and at 1400x1000, each
-HTML page of the route samples (tests/web/test_routes.py), for an admin and for a viewer, is
-no wider than the window, no element sticks out of it except inside a box that scrolls, and no
-box with hidden overflow cuts its text. Screenshots of the main pages go to
-tests/e2e/artifacts/phone/."""
+"""Every admin page fits a phone: in a real headless Chromium at 400x850, 768x1000 and 1400x1000,
+each HTML page of the route samples (tests/web/test_routes.py), for an admin and for a viewer, is
+no wider than the window, no element or text sticks out of it except inside a box that scrolls,
+no box with hidden overflow cuts its text, no time breaks over two lines, and every checkbox sits
+on the line of its label. Screenshots of the main pages, at 400x850 and 1400x1000 (the window and
+the whole page), go to tests/e2e/artifacts/phone/."""
 from __future__ import annotations
 
 import base64
 import struct
 import threading
-from urllib.parse import urlencode
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
