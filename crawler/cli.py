@@ -9,7 +9,6 @@ from fingerprint.cells import json_text, printable
 from fingerprint.cli.common import RECORD_FORMATS, quiet_option, show, write_records
 from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.plural import counted
-from fingerprint.plural import counted
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.schedule import site_schedule
@@ -288,7 +287,7 @@ def sites_add(name, urls, rules_file, **options):
     if not rules.start_urls:
         raise click.UsageError(f"site {name!r} needs at least one start URL: fptrack sites add {name} URL")
     site = save_site(store, rules)
-    show(f"site {site.name}: {len(site.start_urls)} start URLs, rules: "
+    show(f"site {site.name}: {counted(len(site.start_urls), 'start URL')}, rules: "
          + (", ".join(f"{k}={v}" for k, v in site.rules.items()) or "none (automatic)")
          + "; schedule: " + schedule_text(store, site, ctx.settings.recrawl_hour)[0])
 
@@ -308,7 +307,7 @@ def sites_import(rules_file):
         if not rules.start_urls:
             raise click.ClickException(f"{rules_file}: site {rules.name!r} has no start_urls")
         save_site(store, rules)
-        show(f"site {rules.name}: {len(rules.start_urls)} start URLs")
+        show(f"site {rules.name}: {counted(len(rules.start_urls), 'start URL')}")
 
 
 @sites.command("list")

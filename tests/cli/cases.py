@@ -17,13 +17,14 @@ FIRST = f"{WORK}/{WORK}-第一章"
 @dataclass(frozen=True)
 class Case:
     args: tuple[str, ...]
-    says: str  # a regular expression the output must hold (standard output when piped)
+    says: str  # a regular expression the output must hold (piped: on the stream `on`)
     code: int = 0
     progress: str = ""  # a progress bar's description: on a terminal it shows, piped it never does
     answers: tuple[tuple[str, str], ...] = ()  # (prompt, line) typed at prompts on a terminal
     piped_args: tuple[str, ...] | None = None  # the arguments when piped (no prompts there), if others
     stdin: str = ""  # standard input when piped
     before: tuple[tuple[str, ...], ...] = ()  # commands run first (piped) in the test's home
+    on: str = "out"  # where a piped run must say it: "out", or "err" for a summary on standard error
     env: tuple[tuple[str, str], ...] = ()  # more environment variables (formatted like the arguments)
 
 
@@ -73,16 +74,18 @@ CASES: dict[str, Case] = {
                                 env=(("FPT_SMTP_URL", "{smtp}"),)),
     "fptrack org add": Case(("fptrack", "org", "add", "press"), r"organisation press"),
     "fptrack org assign": Case(("fptrack", "org", "assign", "other", "--site", "sample"), r"moved to other: 1 site"),
-    "fptrack org list": Case(("fptrack", "org", "list"), r"other"),
-    "fptrack sites add": Case(("fptrack", "sites", "add", "mirror", "{site}/big5/book/1/"), r"mirror"),
-    "fptrack sites import": Case(("fptrack", "sites", "import", "{samples}/sites.toml"), r"biquge-example"),
-    "fptrack sites list": Case(("fptrack", "sites", "list"), r"sample"),
-    "fptrack sites remove": Case(("fptrack", "sites", "remove", "sample"), r"sample"),
-    "fptrack sites show": Case(("fptrack", "sites", "show", "sample"), r"sample"),
+    "fptrack org list": Case(("fptrack", "org", "list"), r"default\nother\n"),
+    "fptrack sites add": Case(("fptrack", "sites", "add", "mirror", "{site}/big5/book/1/"),
+                              r"site mirror: 1 start URL, rules: none \(automatic\); schedule: daily at"),
+    "fptrack sites import": Case(("fptrack", "sites", "import", "{samples}/sites.toml"),
+                                 r"site biquge-example: 1 start URL\nsite wap-example: 1 start URL\n"),
+    "fptrack sites list": Case(("fptrack", "sites", "list"), r"site +start_urls.*\nsample +{site}/book/1/ +yes "),
+    "fptrack sites remove": Case(("fptrack", "sites", "remove", "sample"), r"removed site sample"),
+    "fptrack sites show": Case(("fptrack", "sites", "show", "sample"), r"site sample \(schedule: .*\n  start: {site}/book/1/"),
     "fptrack token create": Case(("fptrack", "token", "create", "--scope", "write", "--name", "bot"),
                                  r"token \w+ \(write\).*\n\S+"),
     "fptrack token list": Case(("fptrack", "token", "list"), r"{token} +default +read +ci"),
-    "fptrack token revoke": Case(("fptrack", "token", "revoke", "{token}"), r"{token}"),
+    "fptrack token revoke": Case(("fptrack", "token", "revoke", "{token}"), r"revoked {token}"),
     "fptrack user add": Case(("fptrack", "user", "add", "alice", "--role", "admin"), r"added alice \(admin\)",
                              answers=(("Password", "s3cret-words-1"), ("Repeat", "s3cret-words-1")),
                              piped_args=("fptrack", "user", "add", "alice", "--role", "admin", "--password-stdin"),
@@ -102,7 +105,8 @@ CASES: dict[str, Case] = {
                           progress="dedup"),
     "simtool track": Case(("simtool", "track", "{samples}/originals", "{samples}/pages", "--format", "table"),
                           rf"biquge-1 +{WORK}-第一章 +duplicate", progress="matching pages"),
-    "simtool samples": Case(("simtool", "samples", "{tmp}/copy"), r""),
+    "simtool samples": Case(("simtool", "samples", "{tmp}/copy"),
+                            r"copy: 12 sample files written, 0 already there, 0 kept \(originals/: 3 chapters", on="err"),
 }
 
 SERVERS: dict[str, Server] = {

@@ -72,7 +72,7 @@ def test_command(name: str, mode: str, world: World, home: Path, tmp_path: Path)
     else:
         argv = fill(case.piped_args or case.args, v)
         r = piped([program(argv[0]), *argv[1:]], env=env, cwd=tmp_path, stdin=case.stdin)
-        said = r.out
+        said = r.err if case.on == "err" else r.out
     no_traceback(r)
     assert r.code == case.code, f"{' '.join(argv)} exited {r.code}:\n{r.text}"
     assert re.search(case.says.format(**v), said), f"{' '.join(argv)} ({mode}) did not say {case.says!r}:\n{said}"
