@@ -100,7 +100,7 @@ def test_the_novel_is_registered_and_the_site_added(walked):
     done, folder, site = walked
     assert "山城旧事: 3 chapters (3 new, 0 changed, 0 unchanged)" in done.stdout
     assert f"sample pirate site on {site}" in done.stdout
-    assert "site pirate: 1 start URLs" in done.stdout
+    assert "site pirate: 1 start URL," in done.stdout
     assert (folder / "home").is_dir() and (folder / "novel.txt").is_file()  # all in the fresh folder
 
 

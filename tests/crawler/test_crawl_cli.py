@@ -264,7 +264,7 @@ def test_a_site_name_that_is_not_a_slug_is_refused_everywhere_with_a_valid_one(s
         assert SITE_FORM in line and "e.g. 'bad-name'" in line, (args, line)
     assert "no sites yet" in fptrack(settings, "sites", "list").stderr
     r = fptrack(settings, "sites", "add", "bad-name", "http://127.0.0.1:9/")
-    assert r.returncode == 0 and "site bad-name: 1 start URLs" in r.stdout
+    assert r.returncode == 0 and "site bad-name: 1 start URL," in r.stdout
 
 
 def test_a_job_paused_on_other_urls_is_not_resumed_without_a_word(settings):

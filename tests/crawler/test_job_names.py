@@ -46,7 +46,7 @@ def test_site_names_are_cleaned_in_rules_and_refused_with_the_form():
 
 def test_sites_commands_take_names_with_stray_spaces(settings):
     r = fptrack(settings, "sites", "add", "  biquge ", "http://www.biquge.test/book/1/")
-    assert "site biquge: 1 start URLs" in r.stdout
+    assert "site biquge: 1 start URL" in r.stdout
     assert "site biquge (schedule: daily at" in fptrack(settings, "sites", "show", "biquge  ").stdout
     r = fptrack(settings, "sites", "add", "a\x1b[2Jb", "http://a.test/", check=False)
     assert r.returncode == 1 and "control character" in r.stderr and "\x1b" not in r.stderr
