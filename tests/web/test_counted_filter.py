@@ -34,3 +34,9 @@ def test_a_work_of_several_chapters_says_chapters(admin, store) -> None:
     assert f"its {n} chapters with their fingerprints" in remove
     report = words(admin.get("/works/山城旧事").get_data(as_text=True))
     assert f"of {n} chapters copied in full" in report
+
+
+def test_a_site_crawled_once_says_last_crawl(admin, store) -> None:
+    assert len(store.crawl_runs(site="biquge")) == 1
+    html = words(admin.get("/sites/view?name=biquge").get_data(as_text=True))
+    assert "Last crawl " in html and "Last 1 crawls" not in html
