@@ -294,6 +294,19 @@ for (const box of document.querySelectorAll('label input[type=checkbox], label i
     apart.push(box.name + ' at ' + Math.round(b.left) + ',' + Math.round(b.top) + ' and "'
                + t.textContent.trim().slice(0, 30) + '" at ' + Math.round(r.left) + ',' + Math.round(r.top));
   }
+  // and the label's words are not covered by the form's other fields and buttons
+  const whole = document.createRange();
+  whole.selectNodeContents(label);
+  for (const word of whole.getClientRects()) {
+    for (const other of label.parentElement.children) {
+      if (other === label || other.contains(label) || !other.getClientRects().length) continue;
+      const o = other.getBoundingClientRect();
+      if (word.left < o.right - 1 && o.left < word.right - 1 && word.top < o.bottom - 1 && o.top < word.bottom - 1) {
+        apart.push(box.name + ': its label "' + t.textContent.trim().slice(0, 30) + '" is under ' + other.tagName);
+        break;
+      }
+    }
+  }
 }
 return {boxes: document.querySelectorAll('label input[type=checkbox]').length, apart: apart};
 """
