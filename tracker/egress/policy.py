@@ -2,6 +2,7 @@
 re-check, a webhook, a search) goes only to public addresses, unless an operator allows more.
 
     FPT_FETCH_ALLOW=10.0.0.0/8,intranet.example.com   networks and host names allowed anyway
+    FPT_FETCH_ALLOW=127.0.0.1:8000                     one port of an address (or network) only
     FPT_WEB_FETCH_PRIVATE=true                        (the admin's older switch) every private address
 
 Multicast and unspecified addresses are never reached: no operator means them.
@@ -13,6 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from .addresses import IPAddress, article, classify, embedded_ipv4, parse_ip
 
@@ -32,30 +34,70 @@ class Refused(ValueError):
         self.detail = detail or message  # without the URL: "127.0.0.1 is a loopback address; allow it with ..."
 
 
-def parse_allow(text: str) -> tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], frozenset[str]]:
-    """(networks, host names) from "10.0.0.0/8, ::1, intranet.example.com"; ValueError naming a bad entry."""
-    networks, hosts = [], set()
+def _split_port(entry: str) -> tuple[str, int | None]:
+    """("127.0.0.1", 8000) from "127.0.0.1:8000", ("::1", 8000) from "[::1]:8000"; (entry, None) without a port
+    (an IPv6 network's colons are its own: "::1" and "fd00::/8" have none)."""
+    if entry.startswith("[") and "]:" in entry:
+        address, _, port = entry[1:].partition("]:")
+    elif entry.count(":") == 1:
+        address, _, port = entry.partition(":")
+    else:
+        return entry, None
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{ALLOW_VAR} entry {entry!r} has a bad port; write it as 127.0.0.1:8000 or [::1]:8000")
+    return address, int(port)
+
+
+def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    ip = parse_ip(text)
+    if ip is not None:
+        return ipaddress.ip_network(ip)
+    if "/" in text:
+        try:
+            return ipaddress.ip_network(text.strip("[]"), strict=False)
+        except ValueError:
+            raise ValueError(f"{ALLOW_VAR} entry {text!r} is not a network; write it as 10.0.0.0/8 "
+                             "or fd00::/8") from None
+    return None
+
+
+def parse_allow(text: str) -> tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...], frozenset[str],
+                                    tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, int], ...]]:
+    """(networks, host names, (network, port) pairs) from "10.0.0.0/8, ::1, intranet.example.com,
+    127.0.0.1:8000"; ValueError naming a bad entry."""
+    networks, hosts, ports = [], set(), []
     for raw in (text or "").split(","):
         entry = raw.strip()
         if not entry:
             continue
-        ip = parse_ip(entry)
-        if ip is not None:
-            networks.append(ipaddress.ip_network(ip))
+        address, port = _split_port(entry)
+        network = _network(address)
+        if port is not None:
+            if network is None:
+                raise ValueError(f"{ALLOW_VAR} entry {entry!r}: a port is allowed on an address or a network "
+                                 "(127.0.0.1:8000), not on a host name")
+            ports.append((network, port))
             continue
-        if "/" in entry:
-            try:
-                networks.append(ipaddress.ip_network(entry.strip("[]"), strict=False))
-                continue
-            except ValueError:
-                raise ValueError(f"{ALLOW_VAR} entry {entry!r} is not a network; write it as 10.0.0.0/8 "
-                                 "or fd00::/8") from None
+        if network is not None:
+            networks.append(network)
+            continue
         name = entry.lower().rstrip(".")
         if not all(c.isalnum() or c in "-._" for c in name):
             raise ValueError(f"{ALLOW_VAR} entry {entry!r} is neither a network (10.0.0.0/8) nor a host name "
                              "(intranet.example.com)")
         hosts.add(name)
-    return tuple(networks), frozenset(hosts)
+    return tuple(networks), frozenset(hosts), tuple(ports)
+
+
+def url_port(url: str) -> int | None:
+    """The port a URL is fetched on (its own, else its scheme's), None for no URL or a bad port."""
+    if "://" not in (url or ""):
+        return None
+    try:
+        parts = urlsplit(url)
+        return parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -63,11 +105,12 @@ class EgressPolicy:
     networks: tuple[Any, ...] = ()  # allowed anyway (FPT_FETCH_ALLOW)
     hosts: frozenset[str] = field(default_factory=frozenset)  # host names allowed anyway, whatever they resolve to
     allow_private: bool = False  # FPT_WEB_FETCH_PRIVATE=true: every non-public address but multicast/unspecified
+    ports: tuple[Any, ...] = ()  # (network, port) pairs allowed on that port only (FPT_FETCH_ALLOW=127.0.0.1:8000)
 
     @classmethod
     def from_text(cls, allow: str = "", *, allow_private: bool = False) -> EgressPolicy:
-        networks, hosts = parse_allow(allow)
-        return cls(networks, hosts, allow_private)
+        networks, hosts, ports = parse_allow(allow)
+        return cls(networks, hosts, allow_private, ports)
 
     @classmethod
     def load(cls, settings: Any = None, environ: Mapping[str, str] | None = None, *,
@@ -82,14 +125,15 @@ class EgressPolicy:
 
     def widened(self, extra: Iterable[str]) -> EgressPolicy:
         """This policy with more entries allowed (a demo's own server)."""
-        networks, hosts = parse_allow(",".join(extra))
-        return EgressPolicy(self.networks + networks, self.hosts | hosts, self.allow_private)
+        networks, hosts, ports = parse_allow(",".join(extra))
+        return EgressPolicy(self.networks + networks, self.hosts | hosts, self.allow_private, self.ports + ports)
 
     def host_allowed(self, host: str) -> bool:
         return (host or "").lower().rstrip(".") in self.hosts
 
-    def why_not(self, ip: IPAddress, host: str = "") -> str:
-        """"" when `ip` may be reached (for `host`), else the kind of address it is ("loopback")."""
+    def why_not(self, ip: IPAddress, host: str = "", port: int | None = None) -> str:
+        """"" when `ip` may be reached (for `host`, on `port`), else the kind of address it is ("loopback").
+        An entry with a port allows that port only, and nothing where the port is not known."""
         kind = classify(ip)
         if not kind:
             return ""
@@ -102,11 +146,15 @@ class EgressPolicy:
             if candidate is not None and any(candidate.version == n.version and candidate in n
                                               for n in self.networks):
                 return ""
+            if candidate is not None and port is not None and any(
+                    candidate.version == n.version and candidate in n and port == p for n, p in self.ports):
+                return ""
         return kind
 
     def check(self, ip: IPAddress, *, host: str = "", url: str = "") -> None:
-        """Raise Refused, one line naming the address and the setting, when `ip` may not be reached."""
-        kind = self.why_not(ip, host)
+        """Raise Refused, one line naming the address and the setting, when `ip` may not be reached
+        (on the port of `url`, when it is one)."""
+        kind = self.why_not(ip, host, url_port(url))
         if not kind:
             return
         what = url or host or str(ip)
