@@ -10,7 +10,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from tests.conftest import need
 from tests.tracker.tsa import LocalTsa, openssl
@@ -18,26 +17,9 @@ from tracker.evidence.package import MANIFEST, verify_package, write_package
 from tracker.evidence.signing import SIGNATURE, fingerprint, load_public_key
 from tracker.store.open import open_store
 from tracker.store.tenancy import Organisation
-from web.evidence_cli import evidence as evidence_command
 
-from .conftest import fill
-from .test_evidence_package import PAGE, keep_warc
+from .test_evidence_package import PAGE, home, keep_warc, run  # noqa: F401 (home: a fixture)
 from .test_orgs import east, signed_in  # noqa: F401 (east: a fixture)
-
-
-@pytest.fixture
-def home(settings):
-    s = open_store(None, settings.home)
-    fill(s)
-    keep_warc(s)
-    s.close()
-    return {"FPT_HOME": str(settings.home), "FPT_CHROMIUM": "/nonexistent/chromium"}
-
-
-def run(args, env):
-    r = CliRunner().invoke(evidence_command, args, env=env)
-    assert "Traceback" not in r.output and not isinstance(r.exception, (AttributeError, TypeError, KeyError))
-    return r
 
 
 def make(home, tmp_path, name="p.zip") -> Path:
