@@ -101,3 +101,25 @@ def test_server_starts_and_stops_on_ctrl_c(name: str, mode: str, world: World, h
     # Ctrl-C is how a person stops a server: success, or the conventional 130, never a crash.
     assert r.code in (0, 130, -2), f"{' '.join(argv)} ({mode}) ended with {r.code}:\n{r.text}"
     assert "Aborted!" not in r.text, r.text  # a stop asked for is no failure
+
+
+def listed_in_help(prog, path: tuple[str, ...]) -> list[str]:
+    """The commands `prog PATH --help` lists under "Commands:"."""
+    from click.testing import CliRunner
+
+    r = CliRunner().invoke(prog, [*path, "--help"], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    lines = r.output.split("\nCommands:\n", 1)[1].splitlines()
+    return [line.split()[0] for line in lines if line.startswith("  ") and line.strip()]
+
+
+@pytest.mark.parametrize("prog, name", [(fptrack, "fptrack"), (simtool, "simtool")])
+def test_help_lists_the_commands_the_walk_finds(prog, name: str) -> None:
+    leaves = [c for c in all_commands() if c.startswith(name + " ")]
+    seen = set()
+    groups = {()} | {tuple(c.split()[1:-1][:i]) for c in leaves for i in range(1, len(c.split()) - 1)}
+    for path in sorted(groups):
+        for cmd in listed_in_help(prog, path):
+            seen.add(" ".join((name, *path, cmd)))
+    groups_named = {" ".join((name, *g)) for g in groups if g}
+    assert seen - groups_named == set(leaves)
