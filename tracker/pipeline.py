@@ -104,12 +104,32 @@ def process_page(ctx: Context, key: str) -> Processed:
     if prepared.units == 0:
         ctx.store.set_page_status(key, "failed", EMPTY_REASON)
         return Processed(page=key, status="failed", reason=EMPTY_REASON)
-    found = ctx.tracker.match(prepared)
+    found = of_whole_works(ctx.store, ctx.tracker.match(prepared))
     # A new match becomes an event to tell; a copy found again on a page marked removed reopens its match.
     records = notify.matches_stored(ctx.store, [(r, ctx.store.upsert_match(r)) for r in
                                                 (to_record(m, page, ctx) for m in found)], page.url)
     ctx.store.set_page_status(key, "done")
     return Processed(page=key, status="done", matches=records)
+
+
+def of_whole_works(store: Any, found: Sequence[Match]) -> list[Match]:
+    """The matches whose work is registered whole: an upload stopped part-way (an error, or the
+    process killed) leaves chapters in the index without their work's record (tracker.uploads),
+    which match nothing until the same upload registers the work whole."""
+    inner = getattr(store, "inner", store)  # an organisation's view: every work is judged whole or not
+    whole: dict[str, bool] = {}
+    out = []
+    for m in found:
+        work = m.original.split("/", 1)[0]
+        if work not in whole:
+            try:
+                inner.get_work(work)
+                whole[work] = True
+            except NotFound:
+                whole[work] = False
+        if whole[work]:
+            out.append(m)
+    return out
 
 
 def to_record(m: Match, page: Page, ctx: Context) -> MatchRecord:

@@ -7,6 +7,7 @@ from typing import Any
 from fingerprint.engine import verdict_reason
 from fingerprint.models import Document
 from fingerprint.track import Tracker
+from tracker.pipeline import of_whole_works
 from tracker.store import NotFound, Store
 from tracker.wording import copy_kind, copy_summary, score_lines
 
@@ -67,7 +68,7 @@ def match_evidence(store: Store, outline: Outline, page: str, chapter: str) -> d
 def check_text(tracker: Tracker, store: Store, outline: Outline, text: str) -> dict[str, Any]:
     """Which registered chapters a pasted text copies, with the copied passages, as the pipeline judges a page."""
     prepared = tracker.prepare(Document("pasted text", text))
-    found = tracker.match(prepared) if prepared.units else []
+    found = of_whole_works(store, tracker.match(prepared)) if prepared.units else []
     results = []
     hides_work = getattr(store, "hides_work", None)  # an organisation's view (tracker.store.scoped)
     for m in found:
