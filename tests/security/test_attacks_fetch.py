@@ -121,3 +121,46 @@ def test_the_crawlers_middleware_refuses_another_port_of_the_allowed_address():
     assert asyncio.run(mw.process_request(Request("http://127.0.0.1:8000/book/"))) is None
     with pytest.raises(RefusedRequest, match="127.0.0.1 is a loopback address"):
         asyncio.run(mw.process_request(Request("http://127.0.0.1:6379/")))
+
+
+def test_four_trickling_check_urls_at_once_leave_healthz_fast(app, east_write, serve, monkeypatch):
+    """The server has 4 threads: four fetches of a page that trickles a byte every second hold
+    them for the deadline (2 s) at most, not for the trickle's 200 s."""
+    import http.client
+    import json
+    import threading
+
+    from waitress.server import create_server
+
+    app.config["FETCH_DEADLINE"] = 2.0
+    slow = serve(trickle(every=1.0, total=200))
+    monkeypatch.setenv("FPT_FETCH_ALLOW", f"127.0.0.1:{slow.port}")
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    threading.Thread(target=server.run, daemon=True).start()
+
+    def call(method: str, path: str, headers: dict, body: bytes | None = None) -> tuple[int, bytes, float]:
+        start = time.monotonic()
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=60)
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        data = r.read()
+        conn.close()
+        return r.status, data, time.monotonic() - start
+
+    body = json.dumps({"url": slow.url + "/1.html"}).encode()
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(
+        call("POST", "/api/check-url", {**east_write, "Content-Type": "application/json"}, body))) for _ in range(4)]
+    try:
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        status, _, healthz = call("GET", "/healthz", {})
+        for t in threads:
+            t.join(30)
+    finally:
+        server.close()
+    assert status == 200 and healthz < 3.0
+    assert len(results) == 4
+    for code, data, took in results:
+        assert code == 400 and "timed out after 2 s" in json.loads(data)["message"] and took < 3.5
