@@ -62,11 +62,11 @@ def verify(path: str, key: str | None = None, tsa_ca: str | None = None) -> None
             how = "the key given" if trusted else "compare it with the key the organisation publishes"
             click.echo(f"signed: by organisation {result.org!r}, key {result.signed_by} ({how})")
         if result.timestamp:
-            click.echo(f"time-stamped: {result.timestamp}")
+            click.echo(f"time-stamped: {printable(result.timestamp)}")
         for note in result.notes:
-            click.echo(f"note: {note}")
+            click.echo(f"note: {printable(note)}")
         return
     for problem in result.problems:
-        click.echo(f"FAIL: {problem}", err=True)
+        click.echo(f"FAIL: {printable(problem)}", err=True)  # a package's own text: no terminal controls
     click.echo(f"{path}: {counted(len(result.problems), 'problem')}: this package is not as it was made", err=True)
     raise SystemExit(1)

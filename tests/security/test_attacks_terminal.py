@@ -46,3 +46,21 @@ def test_works_shows_a_hostile_title_with_no_control_character(hostile_title, se
     assert ran.code == 0, ran.out
     assert not CONTROLS.findall(ran.out), repr(ran.out)
     assert "雨夜" in ran.out and ("\\x1b" in ran.out or "\\u001b" in ran.out), ran.out  # shown, as an escape
+
+
+def test_verify_shows_a_packages_hostile_text_as_escapes(tmp_path):
+    """A package received from anyone: its manifest's text (here the signer it names) reaches
+    the terminal of whoever runs --verify only as visible escapes."""
+    from datetime import datetime, timezone
+
+    from tracker.evidence.package import write_package
+
+    package = tmp_path / "p.zip"
+    with open(package, "wb") as out:
+        write_package(out, [("notice.txt", b"NOTICE\n")], {"signed_by": TITLE},
+                      datetime(2026, 3, 1, tzinfo=timezone.utc))
+    ran = in_terminal([program("fptrack"), "evidence", "--verify", str(package)],
+                      env=clean_env(FPT_HOME=str(tmp_path / "home")), cwd=ROOT, timeout=120)
+    assert ran.code == 1, ran.out
+    assert not CONTROLS.findall(ran.out), repr(ran.out)
+    assert "FAIL: missing file: manifest.sig (the manifest says it was signed: \\x1b]0;owned\\x07" in ran.out
