@@ -40,5 +40,8 @@ class EgressResolver(CachingThreadedResolver):
         try:
             self.policy.check(ip, host=name, url=name)
         except Refused as e:
-            raise RefusedAddress(str(e), e.reason, e.detail) from None
+            # An address written in the URL was judged, with the URL's port, by the egress middleware
+            # (which every request passes first); here the port is not known.
+            if not (parse_ip(name) is not None and self.policy.on_some_port(ip)):
+                raise RefusedAddress(str(e), e.reason, e.detail) from None
         return address

@@ -146,8 +146,9 @@ def demo(host, port, home, name, password, originals, keep, no_serve):
         pages = sum(1 for kind in site.expected.values() if kind == "chapter")
         _step(2, f"sample pirate site on {site.url}/ ({counted(pages, 'chapter page')} in five encodings, a split chapter, "
                  "ads, 404s, a redirect, a slow and a huge page, traps, robots.txt)")
-        # The sample site is on loopback, which the egress policy refuses unless allowed: this one address.
-        r = _crawl(replace(settings, fetch_allow=f"{urlsplit(site.url).hostname}/32"), site.url + "/")
+        # The sample site is on loopback, which the egress policy refuses unless allowed: this one address
+        # and port (not the Redis or the admin beside it).
+        r = _crawl(replace(settings, fetch_allow=urlsplit(site.url).netloc), site.url + "/")
     def reasons(counts: dict[str, int]) -> str:
         return ", ".join(f"{v} {k}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])) or "none"
 

@@ -58,3 +58,31 @@ def test_an_organisations_write_token_cannot_crawl_an_internal_page(home_store, 
         f"allow it with FPT_FETCH_ALLOW=127.0.0.{1 if where.startswith('another port') else 2}/32"], (done, run)
     r = api.get("/api/evidence/package", query_string={"page_key": url}, headers=east)
     assert r.status_code == 404 and b"INTERNAL SECRET" not in r.get_data()
+
+
+def test_a_port_entry_crawls_its_port_and_refuses_a_redirect_to_another(settings, serve):
+    """FPT_FETCH_ALLOW=127.0.0.1:PORT in a real crawl: the allowed site is fetched and stored (its
+    address passes the crawl's resolver too), its redirect to another port of 127.0.0.1 is not."""
+    from .test_crawl import crawl
+
+    internal = serve(routes({"/secret": answer(SECRET.encode()), "/robots.txt": answer(b"", "404 Not Found")}))
+    page = "<html><body><div id='content'>" + "山城的雨下了整整一夜。" * 40 + "</div></body></html>"
+    site = serve(routes({"/book/": answer(page.encode()), "/robots.txt": answer(b"", "404 Not Found"),
+                         "/next/": answer(b"", "302 Found", f"Location: {internal.url}/secret")}))
+    result = crawl(settings, f"127.0.0.1:{site.port}", f"{site.url}/book/")
+    assert result["stored"] == 1 and result["failed_reasons"] == {}, result
+    result = crawl(settings, f"127.0.0.1:{site.port}", f"{site.url}/next/")
+    assert result["stored"] == 0 and internal.requests == [], result
+    assert any(r.startswith(b"GET /next/ ") for r in site.requests)
+
+
+def test_the_resolver_passes_an_address_a_port_entry_allows_and_no_name():
+    from crawler.resolver import EgressResolver, RefusedAddress
+    from tracker.egress import EgressPolicy
+
+    resolver = EgressResolver.__new__(EgressResolver)
+    resolver.policy = EgressPolicy.from_text("127.0.0.1:8000")
+    assert resolver._checked("127.0.0.1", "127.0.0.1") == "127.0.0.1"  # the middleware judged its port
+    for address, name in (("127.0.0.1", "localhost"), ("127.0.0.2", "127.0.0.2"), ("::1", "::1")):
+        with pytest.raises(RefusedAddress, match="is a loopback address"):
+            resolver._checked(address, name)

@@ -151,6 +151,12 @@ class EgressPolicy:
                 return ""
         return kind
 
+    def on_some_port(self, ip: IPAddress) -> bool:
+        """Whether an entry with a port allows `ip` (on that port): for a check that cannot know the
+        port (the crawl's resolver, handed an address the URL check has judged with its port)."""
+        return any(c is not None and c.version == n.version and c in n
+                   for c in (ip, embedded_ipv4(ip)) for n, _ in self.ports)
+
     def check(self, ip: IPAddress, *, host: str = "", url: str = "") -> None:
         """Raise Refused, one line naming the address and the setting, when `ip` may not be reached
         (on the port of `url`, when it is one)."""
