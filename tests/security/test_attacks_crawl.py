@@ -35,8 +35,8 @@ def wait_for(api, headers: dict, name: str, timeout: float = 90.0) -> dict:
 
 
 @pytest.mark.parametrize("where", ["another port of the allowed address", "another loopback address"])
-def test_an_organisations_write_token_cannot_crawl_an_internal_page(home_store, settings, serve, monkeypatch,  # noqa: F811
-                                                                     where):
+def test_an_organisations_write_token_cannot_crawl_an_internal_page(home_store, settings, serve,  # noqa: F811
+                                                                     monkeypatch, where):
     sample = serve(answer(b"<html><body>sample</body></html>"))
     internal = serve(routes({"/secret/": answer(SECRET.encode()), "/robots.txt": answer(b"", "404 Not Found")}),
                      host="127.0.0.1" if where.startswith("another port") else "127.0.0.2")

@@ -88,8 +88,9 @@ _MAKE_BIG = textwrap.dedent("""
                     "files": [{"name": "pages/001/big.bin", "sha256": h.hexdigest(), "size": size}]}
         z.writestr(p._info(p.MANIFEST), (json.dumps(manifest, indent=2) + "\\n").encode())
 """)
-_PEAK = "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True, text=True); " \
-        "print(r.returncode); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(r.stdout[-2000:] + r.stderr[-2000:])"
+_PEAK = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+         "print(r.returncode); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+         "print(r.stdout[-2000:] + r.stderr[-2000:])")
 
 
 @pytest.mark.slow
