@@ -56,7 +56,8 @@ def verify(path: str, key: str | None = None, tsa_ca: str | None = None) -> None
     if result.unopened:  # nothing to check: say what the file is, not that it was changed
         raise click.ClickException(printable(result.problems[0]))
     if result.ok:
-        click.echo(f"ok: {path}: {result.files} files and {result.warc_records} WARC records match the manifest "
+        click.echo(f"ok: {path}: {counted(result.files, 'file')} and {counted(result.warc_records, 'WARC record')} "
+                   "match the manifest "
                    f"(manifest SHA-256 {result.manifest_sha256})")
         if result.signed_by:
             how = "the key given" if trusted else "compare it with the key the organisation publishes"

@@ -345,7 +345,7 @@ def test_dispatch_without_broker_processes_here(settings, ctx):
 
 def test_dispatch_with_an_app_sends_tasks(app, ctx):
     store_page(ctx, "a", PIRATED)
-    assert dispatch_pages(ctx, ["a"], app=app) == "queued 1 pages for the workers"
+    assert dispatch_pages(ctx, ["a"], app=app) == "queued 1 page for the workers"
     assert ctx.store.get_page("a").status == "done"  # eager: ran at once
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -268,6 +269,9 @@ def test_the_command_makes_and_checks_a_package(home, tmp_path):
     assert "1 match on 1 page," in made.output and "manifest SHA-256" in made.output
     ok = run(["--verify", str(out)], home)
     assert ok.exit_code == 0 and ok.output.startswith("ok: ")
+    counts = re.search(r"(\d+) (files?) and (\d+) (WARC records?) match", ok.output)
+    assert counts and [counts[2], counts[4]] == [  # the nouns agree with their counts
+        "file" if counts[1] == "1" else "files", "WARC record" if counts[3] == "1" else "WARC records"]
     raw = bytearray(out.read_bytes())
     raw[len(raw) // 3] ^= 1
     out.write_bytes(bytes(raw))
