@@ -111,4 +111,5 @@ def redis_settings_for(url: str, home: Path, monkeypatch):
         if keys:
             client.delete(*keys)
 
-    return Settings.load({"FPT_HOME": str(home), "FPT_REDIS_URL": url, "FPT_REDIS_PREFIX": prefix}), cleanup
+    return Settings.load({"FPT_HOME": str(home), "FPT_REDIS_URL": url, "FPT_REDIS_PREFIX": prefix,
+                          "FPT_FETCH_ALLOW": os.environ.get("FPT_FETCH_ALLOW", "")}), cleanup
