@@ -27,7 +27,7 @@ from .pinyin import Sounds, to_sounds
 from .simhash import Simhash, text_simhash
 from .winnowing import WinnowParams, Winnowed, select
 
-CHANNELS = ("simhash", "minhash", "pinyin", "winnow")
+CHANNELS = ("simhash", "minhash", "pinyin", "winnow", "translation")
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class EngineConfig:
     part_share: float = 0.25
     # The channels a deployment indexes and scores (a subset saves their preparation on every text).
     # Verification always aligns the winnowing units: a pair is judged on its copied passages.
-    channels: tuple[str, ...] = ("simhash", "minhash", "pinyin", "winnow")
+    channels: tuple[str, ...] = ("simhash", "minhash", "pinyin", "winnow", "translation")
 
     def __post_init__(self):
         if self.winnow_units not in ("syllables", "characters"):
@@ -164,6 +164,29 @@ class Prepared:
     def units(self) -> int:
         return int(self.unit_start.shape[0])
 
+    @cached_property
+    def language(self) -> str:
+        """"zh", "en" or "" (fingerprint.translation.language)."""
+        from .translation.language import language_of
+
+        return language_of(self.normalized)
+
+    @cached_property
+    def bags(self):
+        """The sentences as bags of concepts, for the translation channel (fingerprint.translation)."""
+        from .translation.bags import text_bags
+
+        return text_bags(self.text, self.language)
+
+    def translation_keys(self, role: str = "post") -> np.ndarray:
+        """The translation channel's keys: "post" for an original, "query" for a page; none
+        for a text in neither language."""
+        if self.language not in ("zh", "en"):
+            return np.empty(0, dtype=np.uint64)
+        from .translation.keys import translation_keys
+
+        return translation_keys(self.bags, role)
+
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
         """Raw character offsets of units [start, end)."""
         return int(self.unit_start[start]), int(self.unit_end[end - 1])
@@ -171,6 +194,10 @@ class Prepared:
     def compute(self, channels: tuple[str, ...] = CHANNELS) -> Prepared:
         """Compute the given channels now (all by default), e.g. before timing or sharing the object."""
         for name in channels:
+            if name == "translation":
+                if self.language in ("zh", "en"):
+                    self.bags
+                continue
             getattr(self, {"winnow": "winnowed", "pinyin": "initials"}.get(name, name))
         return self
 
@@ -204,8 +231,17 @@ def channel_scores(page: Prepared, original: Prepared, channels: tuple[str, ...]
     return scores
 
 
+def across_languages(page: Prepared, original: Prepared, config: EngineConfig = EngineConfig()) -> bool:
+    """True when the pair is one Chinese and one English text and the translation channel is on."""
+    return ("translation" in config.channels and page.language != original.language
+            and {page.language, original.language} == {"zh", "en"})
+
+
 def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfig()) -> Judgement:
-    """Decide whether `page` copies `original`, with scores and copied passages."""
+    """Decide whether `page` copies `original`, with scores and copied passages; a page in the
+    other language (Chinese and English) is judged on its sentence alignment (judge_translation)."""
+    if across_languages(page, original, config):
+        return judge_translation(page, original, config)
     k = config.winnow.k
     # Anchors: shared k-gram runs, joined across text substituted in place (fingerprint.coverage).
     raw = align(original.kgrams, page.sorted_kgrams, k, min_run=k, max_gap=k)
@@ -248,6 +284,36 @@ def judge(page: Prepared, original: Prepared, config: EngineConfig = EngineConfi
         verdict=verdict_for(containment, page_share, is_copy, config),
     )
     return Judgement(match=match, runs=runs, is_copy=is_copy)
+
+
+def judge_translation(page: Prepared, original: Prepared, config: EngineConfig = EngineConfig()) -> Judgement:
+    """Judge a page written in the other language: the share of the original's sentences the
+    page's sentences align with (fingerprint.translation.align), and the aligned sentence pairs
+    as evidence spans, original sentence beside the page's."""
+    from .translation.align import align_texts
+
+    a = align_texts(original.bags, page.bags)
+    ob, pb = original.bags, page.bags
+    spans = [Span(page_start=int(pb.starts[p0]), page_end=int(pb.ends[p1 - 1]),
+                  original_start=int(ob.starts[o0]), original_end=int(ob.ends[o1 - 1]))
+             for o0, o1, p0, p1 in a.pairs] if a.is_copy else []
+    scores: dict[str, float] = {
+        "translation": round(a.containment, 4),
+        "translation_page": round(a.page_share, 4),
+        "aligned_sentences": a.original_aligned,
+        "chapter_sentences": a.original_sentences,
+        "page_sentences_aligned": a.page_aligned,
+        "page_sentences": a.page_sentences,
+        "anchor_pairs": len(a.anchors),
+        "alignment_score": round(a.score, 3),
+    }
+    containment, page_share = (a.containment, a.page_share) if a.is_copy else (0.0, 0.0)
+    total = ob.total + pb.total
+    similarity = (containment * ob.total + page_share * pb.total) / total if total else 0.0
+    match = Match(page=page.key, original=original.key, similarity=round(similarity, 4),
+                  containment=round(containment, 4), page_share=round(page_share, 4), scores=scores,
+                  spans=spans, verdict=verdict_for(containment, page_share, a.is_copy, config))
+    return Judgement(match=match, runs=[], is_copy=a.is_copy)
 
 
 VERDICTS = ("duplicate", "contains", "part", "excerpt", "different")
