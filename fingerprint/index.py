@@ -2,10 +2,13 @@
 
 `IndexKeys` are the small parts of an original's fingerprints that go into an
 index: a sample of its winnowed syllable hashes, a sample of its pinyin-window
-codes, its Simhash, and its MinHash LSH band keys. Any backend (this module's
-`MemoryIndex`, the tracker's Redis index) stores them and answers the same
-question: which originals should this page be verified against, and which
-channels proposed each?
+codes, its Simhash, its MinHash LSH band keys, and its translation keys (the
+rare concepts, names and numbers it posts, tagged with its language; a page
+asks for its own concepts tagged with the other language, so a Chinese chapter
+meets the English page that translates it, and English never meets English).
+Any backend (this module's `MemoryIndex`, the tracker's Redis index) stores
+them and answers the same question: which originals should this page be
+verified against, and which channels proposed each?
 
 Sampling keeps an index small: a winnowed hash is posted only when
 mix64(hash) % sample == 0, so a chapter of 6,000 syllables posts about 40 of its
@@ -15,7 +18,7 @@ about 4 of them with the page. The page's keys are sampled the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -30,6 +33,10 @@ from .simhash_index import SimhashIndex
 _U64 = np.uint64
 
 
+def _no_keys() -> np.ndarray:
+    return np.empty(0, dtype=_U64)
+
+
 @dataclass(frozen=True)
 class IndexParams:
     """How originals are indexed (stored with the index; pages are sampled alike)."""
@@ -38,6 +45,9 @@ class IndexParams:
     pinyin_sample: int = 1  # post 1 in this many pinyin-window codes
     min_hits: int = 2  # shared sampled hashes (per channel) that make a candidate
     max_df: int = 64  # hashes posted by more originals than this are ignored
+    # Shared translation keys that make a candidate. The keys are whole concepts, not
+    # positions: a page and an unrelated chapter share a few rare words by chance.
+    translation_min_hits: int = 6
 
 
 @dataclass
@@ -50,11 +60,17 @@ class IndexKeys:
     simhash_bits: int
     bands: np.ndarray  # uint64 LSH band keys, one per band
     empty: bool = False  # no text: nothing to index or look up
+    # uint64 translation keys an original posts (tagged with its own language) and a page asks
+    # for (tagged with the other one); none where the channel is off or the language unknown
+    translation: np.ndarray = field(default_factory=_no_keys)
+    translation_query: np.ndarray = field(default_factory=_no_keys)
 
     def __post_init__(self):
         self.winnow = np.asarray(self.winnow, dtype=_U64)
         self.pinyin = np.asarray(self.pinyin, dtype=_U64)
         self.bands = np.asarray(self.bands, dtype=_U64)
+        self.translation = np.asarray(self.translation, dtype=_U64)
+        self.translation_query = np.asarray(self.translation_query, dtype=_U64)
 
 
 def sample(values: np.ndarray, n: int) -> np.ndarray:
@@ -73,14 +89,22 @@ def index_keys(p: Prepared, config: EngineConfig, params: IndexParams) -> IndexK
         b, r = LSHParams(config.lsh_threshold, config.minhash).bands_rows
         bands = band_keys(p.minhash, b, r)
     sim_ok = "simhash" in on and p.simhash.bits <= 64  # a channel left out has no keys (Simhash: 0 bits)
+    translation = "translation" in on and not empty_text(p)
     return IndexKeys(
         winnow=sample(p.winnowed.hashes, params.winnow_sample) if "winnow" in on else none,
         pinyin=sample(p.initials.codes, params.pinyin_sample) if "pinyin" in on else none,
         simhash=p.simhash.value if sim_ok else 0,
         simhash_bits=p.simhash.bits if sim_ok else 0,
         bands=bands,
-        empty=p.normalized.tokens.shape[0] == 0,
+        empty=empty_text(p),
+        translation=p.translation_keys("post") if translation else none,
+        translation_query=p.translation_keys("query") if translation else none,
     )
+
+
+def empty_text(p: Prepared) -> bool:
+    """True when the text has no token (nothing to index or look up)."""
+    return p.normalized.tokens.shape[0] == 0
 
 
 class CandidateIndex(Protocol):
@@ -99,7 +123,7 @@ class CandidateIndex(Protocol):
 
     def candidates(self, keys: IndexKeys) -> dict[int, set[str]]:
         """Originals to verify for a page, with the channels ("winnow", "pinyin",
-        "simhash", "minhash") that proposed each."""
+        "simhash", "minhash", "translation") that proposed each."""
 
     def clear(self) -> None:
         """Forget everything."""
@@ -119,6 +143,7 @@ class MemoryIndex:
     def clear(self) -> None:
         self._winnow = Postings()
         self._pinyin = Postings()
+        self._translation = Postings()
         self._simhash = SimhashIndex(bits=self.config.simhash_bits if self.config.simhash_bits <= 64 else 64,
                                      k=self.config.simhash_distance)
         self._simhash_of: dict[int, int] = {}  # current value; the tables keep old ones
@@ -134,6 +159,7 @@ class MemoryIndex:
         self._docs.add(doc)
         self._winnow.add(doc, keys.winnow)
         self._pinyin.add(doc, keys.pinyin)
+        self._translation.add(doc, keys.translation)
         if keys.simhash_bits:
             self._simhash.add(doc, keys.simhash)
             self._simhash_of[doc] = keys.simhash
@@ -152,6 +178,7 @@ class MemoryIndex:
         self._simhash_of.pop(doc, None)
         self._winnow.remove(doc)
         self._pinyin.remove(doc)
+        self._translation.remove(doc)
         for k in self._doc_bands.pop(doc, np.empty(0, dtype=_U64)).tolist():
             bucket = self._bands.get(k)
             if bucket is not None:
@@ -164,9 +191,12 @@ class MemoryIndex:
         if keys.empty:
             return out
         p = self.params
-        for channel, postings, hashes in (("winnow", self._winnow, keys.winnow), ("pinyin", self._pinyin, keys.pinyin)):
+        for channel, postings, hashes, least in (
+                ("winnow", self._winnow, keys.winnow, p.min_hits),
+                ("pinyin", self._pinyin, keys.pinyin, p.min_hits),
+                ("translation", self._translation, keys.translation_query, p.translation_min_hits)):
             docs, hits = postings.hits(hashes, max_df=p.max_df)
-            for d in docs[hits >= p.min_hits].tolist():
+            for d in docs[hits >= least].tolist():
                 out.setdefault(d, set()).add(channel)
         if keys.simhash_bits and len(self._simhash):
             for d, dist in self._simhash.query(keys.simhash):

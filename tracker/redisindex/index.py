@@ -33,6 +33,7 @@ from .layout import (
     FILLS,
     ID_BYTES,
     LAYOUT,
+    OLD_LAYOUTS,
     PER_DOC,
     SEGMENT_SHIFT,
     Layout,
@@ -55,6 +56,11 @@ from .wire import SLOTS, Batch, Nodes, cmd, split_rows
 
 _U64 = np.uint64
 BATCH = 100_000  # documents per round trip pair in add_many
+# The IndexKeys array each posting channel writes (an original's) and reads (a page's):
+# the translation channel posts an original's own-language keys and looks up the page's
+# keys tagged with the other language.
+POSTED = {"winnow": "winnow", "pinyin": "pinyin", "minhash": "bands", "translation": "translation"}
+ASKED = {"winnow": "winnow", "pinyin": "pinyin", "minhash": "bands", "translation": "translation_query"}
 
 
 #: Redis cannot be reached, or refused a command; the message says why and how to fix it.
@@ -99,10 +105,12 @@ class RedisIndex:
             blocks.append((shift, w))
             shift += w
         per_doc = {"winnow": PER_DOC["winnow"] / max(1, params.winnow_sample),
-                   "pinyin": PER_DOC["pinyin"] / max(1, params.pinyin_sample), "minhash": self.bands}
+                   "pinyin": PER_DOC["pinyin"] / max(1, params.pinyin_sample), "minhash": self.bands,
+                   "translation": PER_DOC["translation"]}
+        least = {"winnow": params.min_hits, "pinyin": params.min_hits, "minhash": 1,
+                 "translation": params.translation_min_hits}
         bits = {ch: bucket_bits(capacity, per_doc[ch], fill=FILLS[ch]) for ch, _ in CHANNELS}
-        resid = {ch: residual_bytes(capacity, per_doc[ch], bits[ch], one_hit=ch == "minhash" or params.min_hits <= 1)
-                 for ch, _ in CHANNELS}
+        resid = {ch: residual_bytes(capacity, per_doc[ch], bits[ch], one_hit=least[ch] <= 1) for ch, _ in CHANNELS}
         bits["simhash"] = bucket_bits(capacity, 1, most=min(w for _, w in blocks), fill=FILLS["simhash"])
         self._sized = (dict(bits), dict(resid))  # from `capacity`; an existing index's layout wins
         self.layout = Layout(self.prefix, bits, resid, blocks)
@@ -162,6 +170,12 @@ class RedisIndex:
         self._segments = segments_of(segs)
         if not meta:
             return
+        older = [v.decode() for v in OLD_LAYOUTS if meta.get(b"signature", b"").endswith(b"%r)" % v)]
+        if older:
+            raise IndexMismatch(
+                f"the index under prefix {self.prefix.decode(errors='replace')!r} at {self.url} was written by an "
+                f"older version of fptrack ({older[0]} layout, before the translation channel); rebuild it with "
+                "`fptrack reindex`")
         if meta.get(b"signature") != self._signature:
             raise IndexMismatch(
                 f"the index under prefix {self.prefix.decode(errors='replace')!r} at {self.url} was built with "
@@ -223,7 +237,7 @@ class RedisIndex:
         L = self.layout
         pid_arr = np.array(pids, dtype=np.int64)
         for ch, _ in CHANNELS:
-            arrays = [getattr(k, "bands" if ch == "minhash" else ch) for k in keys]
+            arrays = [getattr(k, POSTED[ch]) for k in keys]
             counts = np.fromiter((a.shape[0] for a in arrays), dtype=np.int64, count=len(arrays))
             if not counts.sum():
                 continue
@@ -268,7 +282,7 @@ class RedisIndex:
         names: list[bytes] = []
         plan = []  # (channel, residuals of its distinct keys or None, replies from, to)
         for ch, _ in CHANNELS:
-            u = distinct(getattr(keys, "bands" if ch == "minhash" else ch))
+            u = distinct(getattr(keys, ASKED[ch]))
             buckets, resid = L.split(ch, u)
             head, w = L.head(ch), L.width(ch)
             at = len(names)
@@ -364,13 +378,13 @@ class RedisIndex:
             at += ids.shape[0]
             ok = docs >= 0
             docs = docs[ok]
-            if ch in ("winnow", "pinyin"):
+            if ch in ("winnow", "pinyin", "translation"):
                 # distinct (query key, doc) pairs packed in one int64: key << 32 | doc
                 pairs = distinct((qi[ok].astype(np.int64) << 32) | docs.astype(np.int64))
                 q, d = pairs >> 32, pairs & 0xFFFFFFFF
                 d = np.sort(d[np.bincount(q)[q] <= p.max_df])
                 docs, counts = runs(d)
-                docs = docs[counts >= p.min_hits]
+                docs = docs[counts >= (p.translation_min_hits if ch == "translation" else p.min_hits)]
             else:
                 docs = distinct(docs.astype(np.int64))
             for d in docs.tolist():

@@ -1,14 +1,14 @@
 """Where the index's postings live in Redis and how a posting is packed.
 
 Posting keys, spread over the cluster's hash slots (no hash tag):
-``{prefix}{w|p|b}:{bucket}`` for winnow, pinyin and LSH band keys and
+``{prefix}{w|p|b|t}:{bucket}`` for winnow, pinyin, LSH band and translation keys and
 ``{prefix}s{i}:{bucket}`` for Simhash table i; the bucket is the top `bits` bits of the
 64-bit key (of block i of the Simhash), sized from `capacity` so that a bucket holds
 about FILLS[channel] postings. Postings whose id is 2**24 or more go under the same name plus
 ``.{id >> 24 in 2 hex digits}`` (a *segment*): a record keeps only the low 3 bytes of
 the id, and documents below 16,777,216 never need a segment.
 
-A winnow/pinyin/band record is the `resid` bytes of the key under the bucket bits, then
+A winnow/pinyin/band/translation record is the `resid` bytes of the key under the bucket bits, then
 the 3 id bytes, little-endian. Two keys that agree on the stored bits count as equal;
 `residual_bytes` picks the fewest bytes that keep the false candidates this causes below
 about 1 in 100 queries at `capacity`. A Simhash record (table i) is the value rotated so
@@ -35,15 +35,19 @@ SEGMENT_SHIFT = 8 * ID_BYTES
 # Average postings per bucket at `capacity`. A bucket costs a key (about 80 bytes in Redis)
 # and a query reads whole buckets: winnow and pinyin records are small (4 bytes at scale),
 # band records larger (6) and Simhash ones larger still (10), with fewer keys per chapter.
-FILLS = {"winnow": 512, "pinyin": 512, "minhash": 256, "simhash": 128}
+FILLS = {"winnow": 512, "pinyin": 512, "minhash": 256, "simhash": 128, "translation": 512}
 FILL = FILLS["winnow"]
 MAX_BUCKET_BITS = 28
 MAX_FALSE = 0.01  # false candidates per query allowed by the residual bytes, at capacity
-LAYOUT = b"packed-v2"  # v1: 4-byte ids, 3 residual bytes, no segments, state under the plain prefix
-CHANNELS = (("winnow", b"w"), ("pinyin", b"p"), ("minhash", b"b"))
+# v1: 4-byte ids, 3 residual bytes, no segments, state under the plain prefix;
+# v2: no translation channel (its meta names no bits or residual bytes for it)
+LAYOUT = b"packed-v3"
+OLD_LAYOUTS = (b"packed-v2",)  # read only to say that the index must be rebuilt
+CHANNELS = (("winnow", b"w"), ("pinyin", b"p"), ("minhash", b"b"), ("translation", b"t"))
 # Postings per original per channel with no sampling, for a chapter of about 6,000 syllables;
-# only used to size buckets when an index is created.
-PER_DOC = {"winnow": 1330, "pinyin": 360}
+# only used to size buckets when an index is created. Translation: the keys a Chinese chapter
+# posts (fingerprint.translation.keys), measured on chapters of the shared corpus's novels.
+PER_DOC = {"winnow": 1330, "pinyin": 360, "translation": 1100}
 
 
 def bucket_bits(capacity: int, per_doc: float, most: int = MAX_BUCKET_BITS, fill: int = FILL) -> int:
@@ -254,7 +258,7 @@ class Layout:
     def posting_patterns(self) -> list[bytes]:
         """SCAN patterns of the posting keys (and of nothing else under the prefix)."""
         p = glob_escape(self.prefix)
-        return [p + b"[wpb]:*", p + b"s[0-9]:*", p + b"s[0-9][0-9]:*"]
+        return [p + b"[wpbt]:*", p + b"s[0-9]:*", p + b"s[0-9][0-9]:*"]
 
     def old_patterns(self) -> list[bytes]:
         """SCAN patterns of the packed-v1 layout's state keys."""
