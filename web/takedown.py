@@ -1,6 +1,7 @@
 """Takedown notices made from confirmed matches: per site, the work, the chapters, the
 URLs, when each copy was seen, what was copied in words, and an excerpt of the copied text
-as evidence. in_notice decides which matches a notice may name (notice_matches finds them),
+as evidence (for a translated copy: that it is a translation, its aligned-sentence count, and
+a few aligned sentence pairs). in_notice decides which matches a notice may name (notice_matches finds them),
 for the admin's Takedown page, the API, `fptrack evidence` and the evidence package alike."""
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from tracker.store import MatchRecord, NotFound, Store
-from tracker.wording import EXCERPT, FULL_COPY, copy_kind, copy_sentence
+from tracker.wording import (EXCERPT, FULL_COPY, copy_kind, copy_sentence, is_translation, notice_translation,
+                             page_language)
 
 from .catalog import Outline
 from .highlight import excerpt
 
 MAX_ITEMS = 2000  # one notice; more is split by site or work
 EXCERPT_CHARS = 120
+NOTICE_PAIRS = 3  # aligned sentence pairs quoted for a translated copy
 # A notice names only the copies someone has reviewed and confirmed; once it is sent they move to
 # takedown-sent (web.notices.mark_sent) and are not named again.
 NOTICE_STATUSES = ("confirmed",)
@@ -84,17 +87,36 @@ def notice_entries(store: Store, outline: Outline, found: Sequence[MatchRecord])
         except NotFound:
             url, text = m.page, ""
         longest = max(m.spans, key=lambda s: s.get("page_end", 0) - s.get("page_start", 0), default=None)
+        translated = _translated(store, m, text, outline.title(m.chapter), w.title if w else m.work)
         items.append({
             "site": m.site, "page": m.page, "url": url, "work": m.work, "work_title": w.title if w else m.work,
             "author": w.author if w else "", "chapter": m.chapter, "chapter_title": outline.title(m.chapter),
             "containment": m.containment, "page_share": m.page_share, "kind": copy_kind(m.verdict),
-            "copied": copy_sentence(m.containment, m.page_share, m.spans),
+            "copied": translated["said"] if translated else copy_sentence(m.containment, m.page_share, m.spans),
             "first_seen": m.first_seen, "last_seen": m.last_seen,
             "excerpt": excerpt(text, longest["page_start"], longest["page_end"], EXCERPT_CHARS)
-            if longest and text else "",
+            if longest and text and not translated else "",
+            "translation": translated["said"] if translated else "", "pairs": translated["pairs"] if translated else [],
         })
     items.sort(key=lambda i: (i["site"], i["url"], i["work"], i["chapter"]))
     return items
+
+
+def _translated(store: Store, m: MatchRecord, text: str, chapter_title: str, work_title: str) -> dict[str, Any] | None:
+    """A translated copy's part of a notice entry: the sentence that says so (tracker.wording),
+    and its first NOTICE_PAIRS aligned pairs (original, page) in the chapter's order."""
+    if not is_translation(m.scores):
+        return None
+    try:
+        original = store.get_chapter(m.chapter).text
+    except NotFound:  # a deleted chapter keeps its matches
+        original = ""
+    lang = page_language(text, original)
+    said = notice_translation(m.scores, m.containment, m.page_share, lang, chapter_title, work_title)
+    spans = sorted(m.spans, key=lambda s: s.get("original_start", 0))[:NOTICE_PAIRS]
+    pairs = [{"original": excerpt(original, s.get("original_start", 0), s.get("original_end", 0), EXCERPT_CHARS),
+              "page": excerpt(text, s.get("page_start", 0), s.get("page_end", 0), EXCERPT_CHARS)} for s in spans]
+    return {"said": said, "pairs": [p for p in pairs if p["original"] and p["page"]]}
 
 
 def notice_items(store: Store, outline: Outline, *, work: str | None = None, site: str | None = None,
@@ -153,6 +175,10 @@ def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str =
             ]
             if r["excerpt"]:
                 lines.append(f"   Copied text: \u201c{r['excerpt']}\u201d")
+            if r.get("pairs"):
+                lines.append("   Aligned sentences (the original, then the page's translation of it):")
+                for pair in r["pairs"]:
+                    lines += [f"     \u201c{pair['original']}\u201d", f"     = \u201c{pair['page']}\u201d"]
             lines.append("")
         lines += [
             "I have a good faith belief that the use of the material described above is not authorised",

@@ -48,3 +48,64 @@ def test_score_lines_explain_each_score_and_keep_unknown_ones():
     assert all(line["help"] for line in lines[:3]) and lines[3]["help"] == ""
     assert lines[0]["value"] == 4070
     assert set(SCORE_HELP) >= {"candidate_channels", "minhash_containment", "winnow_page", "pinyin", "simhash"}
+
+
+TRANSLATED = {"translation": 0.92, "translation_page": 0.97, "aligned_sentences": 212, "chapter_sentences": 230,
+              "page_sentences_aligned": 240, "page_sentences": 250, "anchor_pairs": 90, "alignment_score": 6.1}
+
+
+def test_a_translation_is_told_in_aligned_sentences_with_its_language_in_words():
+    from tracker.wording import is_translation
+
+    assert is_translation(TRANSLATED) and not is_translation({"winnow": 0.9}) and not is_translation(None)
+    assert copy_summary("duplicate", 0.92, 0.97, scores=TRANSLATED, language="en") == (
+        "Full copy: English translation of this chapter, 212 of 230 sentences aligned (92% of the chapter); "
+        "the page is 97% this chapter.")
+    assert copy_summary("part", 0.5, 0.4, [span(0, 10)], "text", scores=TRANSLATED, language="zh") == (
+        "Part: Chinese translation of this chapter, 212 of 230 sentences aligned (50% of the chapter); "
+        "the text is 40% this chapter.")
+    # a page whose language cannot be told is still a translation, never a code
+    assert copy_sentence(0.3, 0.3, scores=TRANSLATED).startswith("Translation of this chapter, 212 of 230")
+    # a same-language copy's scores keep the passage sentence
+    assert copy_sentence(0.5, 0.5, scores={"winnow": 0.5}) == (
+        "50% of the chapter appears on this page; the page is 50% this chapter.")
+
+
+def test_the_notice_sentence_names_the_chapter_the_work_and_the_article_agrees():
+    from tracker.wording import notice_translation
+
+    assert notice_translation(TRANSLATED, 0.92, 0.97, "en", "第3章", "山城旧事") == (
+        "the page is an English translation of 第3章 (《山城旧事》): 212 of 230 sentences aligned "
+        "(92% of the chapter); 97% of the page is this chapter.")
+    assert notice_translation(TRANSLATED, 0.92, 0.97, "zh", "Chapter 3", "Hills").startswith(
+        "the page is a Chinese translation of Chapter 3 (《Hills》)")
+
+
+def test_the_line_under_a_cut_table_counts_what_is_left_out():
+    from tracker.wording import more_pairs
+
+    assert more_pairs(200, 512) == ("The first 200 of 512 aligned pairs are shown; the other 312 are in the "
+                                    "evidence report of the downloadable evidence package.")
+    assert "the other 1 is in" in more_pairs(200, 201)
+
+
+def test_the_page_language_is_the_pages_own_or_the_other_of_the_chapters():
+    from bench.translation_corpus import pairs
+
+    from tracker.wording import page_language
+
+    pair = pairs("liaozhai")[0]
+    assert page_language(pair.en_text) == "en" and page_language(pair.zh_text) == "zh"
+    assert page_language("", pair.zh_text) == "en" and page_language(None, pair.en_text) == "zh"
+    assert page_language("", None) == ""
+
+
+def test_every_score_of_a_translated_match_has_a_line_of_help():
+    from bench.translation_corpus import pairs
+
+    from fingerprint.engine import judge, prepare
+
+    pair = pairs("liaozhai")[0]
+    m = judge(prepare("page", pair.en_text), prepare("chapter", pair.zh_text)).match
+    assert "chapter_sentences" in m.scores
+    assert set(m.scores) <= set(SCORE_HELP), set(m.scores) - set(SCORE_HELP)
