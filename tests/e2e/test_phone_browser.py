@@ -1,5 +1,6 @@
 """Every admin page fits a phone: in a real headless Chromium at 400x850, 768x1000 and 1400x1000,
-each HTML page of the route samples (tests/web/test_routes.py), for an admin and for a viewer, is
+each HTML page of the route samples (tests/web/test_routes.py) and a translated match's page
+(tests/web/translated.py), for an admin and for a viewer, is
 no wider than the window, no element or text sticks out of it except inside a box that scrolls,
 no box with hidden overflow cuts its text, no time breaks over two lines, and every checkbox sits
 on the line of its label. Screenshots of the main pages, at 400x850 and 1400x1000 (the window and
@@ -18,6 +19,8 @@ import pytest
 
 from ..web.conftest import PASSWORD, fill
 from ..web.test_routes import GET, fill_path
+from ..web.translated import VIEW as TRANSLATED_VIEW
+from ..web.translated import add_translated_match
 from .conftest import ARTIFACTS
 from .test_admin_browser import WAIT, page_left
 
@@ -101,8 +104,8 @@ def html_pages(app, role: str) -> list[str]:
     client = app.test_client()
     assert login(client, role).status_code == 302
     pages = []
-    for rule in sorted(GET):
-        path, query = fill_path(rule, GET[rule])
+    for rule, sample in sorted(GET.items()) + [TRANSLATED_VIEW]:
+        path, query = fill_path(rule, sample)
         r = client.get(path, query_string=query)
         if r.status_code == 200 and r.mimetype == "text/html":
             pages.append(path + ("?" + urlencode(query) if query else ""))
@@ -125,6 +128,7 @@ def admin_site(tmp_path_factory) -> Iterator[Admin]:
     ctx = Context(settings)
     try:
         fill(ctx.store)
+        add_translated_match(ctx.store)  # a page that translates a chapter: its aligned sentence pairs
         reindex(ctx)  # as `fptrack reindex`: the chapters fingerprinted, so "Check text" finds copies
         # a takedown sent, so the follow-up page has a site and a copy still up to show
         for status in ("confirmed", "takedown-sent"):
@@ -200,8 +204,9 @@ def test_the_route_samples_cover_the_main_pages(admin_site):
     """Guards the page list below: a sign-in or sample that broke would leave nothing to check."""
     for role in ("admin", "viewer"):
         pages = admin_site.pages[role]
+        translated = "/matches/view?" + urlencode(TRANSLATED_VIEW[1])
         for must in ("/", "/matches/", "/matches/view?", "/works/山城旧事", "/followup/", "/discovery/runs/1",
-                     "/sites/"):
+                     "/sites/", translated):
             assert any(p == must or p.startswith(must) for p in pages), (role, must, pages)
     assert "/users/" in admin_site.pages["admin"] and "/users/" not in admin_site.pages["viewer"]
 
@@ -335,7 +340,38 @@ SCREENS = {
     "follow-up": "/followup/",
     "sites": "/sites/",
     "site-rules": "/sites/manage?name=biquge",
+    "translated-match": "/matches/view?" + urlencode(TRANSLATED_VIEW[1]),
 }
+
+# Run in the page: where the aligned-sentence table's first row puts its original and its page sentence.
+ALIGNED_JS = r"""
+const row = document.querySelector('table.aligned tbody tr');
+if (!row) return null;
+const box = el => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top,
+                                                                   bottom: r.bottom, width: r.width}; };
+return {original: box(row.querySelector('td.original')), page: box(row.querySelector('td.page')),
+        rows: document.querySelectorAll('table.aligned tbody tr').length,
+        label: getComputedStyle(row.querySelector('td.page'), '::before').content};
+"""
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_a_translated_matchs_sentence_pairs_stack_on_a_phone_and_sit_side_by_side_on_a_desktop(sized, admin_site,
+                                                                                               size):
+    driver = sized
+    sign_in(driver, admin_site.url, "viewer")
+    width, height = SIZES[size]
+    window(driver, width, height)
+    driver.get(admin_site.url + SCREENS["translated-match"])
+    found = driver.execute_script(ALIGNED_JS)
+    assert found and found["rows"] > 20, "the aligned sentence pairs are listed"
+    o, p = found["original"], found["page"]
+    if size == "phone":  # one above the other, each as wide as the table, each saying which side it is
+        assert o["bottom"] <= p["top"] + 0.5 and abs(o["left"] - p["left"]) < 1, found
+        assert o["width"] > width * 0.8 and "The page (English)" in found["label"], found
+    else:  # the two columns, the original on the left
+        assert o["right"] <= p["left"] + 0.5 and abs(o["top"] - p["top"]) < 1, found
+    assert not layout_problems(driver)
 
 
 def test_screenshots_of_the_main_pages_at_both_sizes(sized, admin_site, shots):

@@ -38,6 +38,12 @@ def expected_rows(m) -> list[tuple[str, str]]:
              one_line(pair.en_text[s["page_start"]:s["page_end"]])) for s in spans]
 
 
+def kind(m) -> str:
+    """The kind as the summary opens with it ("Full copy"), from the engine's verdict on the pair."""
+    words = {"duplicate": "Full copy", "contains": "Full copy", "part": "Part", "excerpt": "Excerpt"}
+    return words[m.verdict]
+
+
 def aligned_words(m) -> str:
     return f"{int(m.scores['aligned_sentences'])} of {int(m.scores['chapter_sentences'])} sentences aligned"
 
@@ -46,7 +52,7 @@ def test_the_match_page_says_it_is_an_english_translation_and_shows_the_aligned_
     m = add_translated_match(store)
     html = admin.get(VIEW[0], query_string=VIEW[1]).get_data(as_text=True)
     summary = unescape(re.search(r'<p class="lead" id="copy-summary">(.*?)</p>', html, re.S).group(1))
-    assert summary.startswith("Full copy: English translation of this chapter, " + aligned_words(m)), summary
+    assert summary.startswith(f"{kind(m)}: English translation of this chapter, {aligned_words(m)}"), summary
     assert f"({round(m.containment * 100)}% of the chapter)" in summary
     assert summary.endswith(f"the page is {round(m.page_share * 100)}% this chapter.")
     rows = aligned_rows(html)
@@ -78,7 +84,7 @@ def test_a_long_list_is_cut_on_the_page_and_whole_in_the_evidence_report(admin, 
         names = z.namelist()
     assert [(o, p) for _, o, p in aligned_rows(report)] == expected_rows(m)
     assert f"Aligned sentences ({total})" in report and "The first 5" not in report
-    assert "Full copy: English translation of this chapter, " + aligned_words(m) in unescape(report)
+    assert f"{kind(m)}: English translation of this chapter, {aligned_words(m)}" in unescape(report)
     assert "Copied passages" not in report
     assert f"the page is an English translation of {TITLE} (《{WORK}》): {aligned_words(m)}" in notice
     if "report.pdf" in names:  # the PDF is printed from this report.html (tracker.evidence.pdf)
@@ -90,7 +96,7 @@ def test_the_notice_says_translation_with_the_count_and_quotes_aligned_pairs(adm
     m = add_translated_match(store, "confirmed")
     text = admin.get("/takedown.txt", query_string={"work": WORK}).get_data(as_text=True)
     entry = text[text.index(PAGE):]
-    assert f"Copies: 《{WORK}》 {TITLE} (full copy)" in entry
+    assert f"Copies: 《{WORK}》 {TITLE} ({kind(m).lower()})" in entry
     assert (f"What was copied: the page is an English translation of {TITLE} (《{WORK}》): {aligned_words(m)} "
             f"({round(m.containment * 100)}% of the chapter)") in entry
     assert "Aligned sentences (the original, then the page's translation of it):" in entry
@@ -124,5 +130,5 @@ def test_a_translation_still_names_its_language_when_its_chapter_is_deleted(admi
     m = add_translated_match(store)
     store.delete_chapter(CHAPTER)
     html = unescape(admin.get(VIEW[0], query_string=VIEW[1]).get_data(as_text=True))
-    assert "Full copy: English translation of this chapter, " + aligned_words(m) in html
+    assert f"{kind(m)}: English translation of this chapter, {aligned_words(m)}" in html
     assert "The page (English)" in html and "(chapter deleted)" in html
