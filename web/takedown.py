@@ -10,8 +10,8 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from tracker.store import MatchRecord, NotFound, Store
-from tracker.wording import (EXCERPT, FULL_COPY, copy_kind, copy_sentence, is_translation, notice_translation,
-                             page_language)
+from tracker.wording import (EXCERPT, FULL_COPY, copy_kind, copy_sentence, is_translation, language_name,
+                             notice_translation, page_language)
 
 from .catalog import Outline
 from .highlight import excerpt
@@ -97,6 +97,7 @@ def notice_entries(store: Store, outline: Outline, found: Sequence[MatchRecord])
             "excerpt": excerpt(text, longest["page_start"], longest["page_end"], EXCERPT_CHARS)
             if longest and text and not translated else "",
             "translation": translated["said"] if translated else "", "pairs": translated["pairs"] if translated else [],
+            "language": translated["language"] if translated else "",
         })
     items.sort(key=lambda i: (i["site"], i["url"], i["work"], i["chapter"]))
     return items
@@ -116,7 +117,8 @@ def _translated(store: Store, m: MatchRecord, text: str, chapter_title: str, wor
     spans = sorted(m.spans, key=lambda s: s.get("original_start", 0))[:NOTICE_PAIRS]
     pairs = [{"original": excerpt(original, s.get("original_start", 0), s.get("original_end", 0), EXCERPT_CHARS),
               "page": excerpt(text, s.get("page_start", 0), s.get("page_end", 0), EXCERPT_CHARS)} for s in spans]
-    return {"said": said, "pairs": [p for p in pairs if p["original"] and p["page"]]}
+    return {"said": said, "pairs": [p for p in pairs if p["original"] and p["page"]],
+            "language": language_name(lang)}
 
 
 def notice_items(store: Store, outline: Outline, *, work: str | None = None, site: str | None = None,
@@ -125,6 +127,15 @@ def notice_items(store: Store, outline: Outline, *, work: str | None = None, sit
     # notices.mark_sent moves the matches listed here with the same query: keep the two alike
     found, more = notice_matches(store, work=work, site=site, include_excerpts=include_excerpts, limit=limit)
     return notice_entries(store, outline, found), more
+
+
+def _verb(translated: list[bool], one: bool) -> str:
+    """What the listed pages do: reproduce, translate (a translation needs the rights holder's
+    permission as a copy does), or both."""
+    verb = "translates" if all(translated) else "reproduces or translates" if any(translated) else "reproduces"
+    if one:
+        return verb + " "
+    return {"translates": "translate ", "reproduces or translates": "reproduce or translate "}.get(verb, "reproduce ")
 
 
 def _when(dt: datetime) -> str:
@@ -159,7 +170,8 @@ def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str =
             f"We hold the rights to the following {'work' if one_work else 'works'}:",
             *(f"  - 《{t}》" + (f" by {a}" if a else "") for t, a in sorted(works)),
             "",
-            ("The page listed below reproduces " if pages == 1 else f"The {pages} pages listed below reproduce ")
+            ("The page listed below " if pages == 1 else f"The {pages} pages listed below ")
+            + _verb([bool(r.get("translation")) for r in rows], pages == 1)
             + ("chapters" if all(r["kind"] == FULL_COPY for r in rows) else "chapters, or parts of chapters,")
             + (" of this work without" if one_work else " of these works without"),
             "our permission. We ask you to remove "
@@ -169,7 +181,8 @@ def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str =
         for n, r in enumerate(rows, 1):
             lines += [
                 f"{n}. {r['url']}",
-                f"   Copies: 《{r['work_title']}》 {r['chapter_title']} ({r['kind']})",
+                f"   Copies: 《{r['work_title']}》 {r['chapter_title']} ({r['kind']}"
+                + (f", in {r['language']} translation" if r.get("language") else "") + ")",
                 f"   What was copied: {r['copied']}",
                 f"   First seen: {_when(r['first_seen'])}; last seen: {_when(r['last_seen'])}",
             ]

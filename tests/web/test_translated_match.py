@@ -11,11 +11,14 @@ import re
 import zipfile
 from html import unescape
 
+from tracker.store import MatchRecord, Page
 from web import evidence
+from web.catalog import ChapterCatalog
+from web.takedown import notice_entries, notice_matches, notice_text
 
-from .conftest import CH1
+from .conftest import CH1, T0
 from .test_routes import M1
-from .translated import CHAPTER, PAGE, TITLE, VIEW, WORK, add_translated_match, story
+from .translated import CHAPTER, PAGE, SITE, TITLE, VIEW, WORK, add_translated_match, story
 
 ROW = re.compile(r"<tr><td class=\"n\">(\d+)</td><td class=\"original\"[^>]*>(.*?)</td>\s*"
                  r"<td class=\"page\"[^>]*>(.*?)</td></tr>", re.S)
@@ -96,7 +99,8 @@ def test_the_notice_says_translation_with_the_count_and_quotes_aligned_pairs(adm
     m = add_translated_match(store, "confirmed")
     text = admin.get("/takedown.txt", query_string={"work": WORK}).get_data(as_text=True)
     entry = text[text.index(PAGE):]
-    assert f"Copies: 《{WORK}》 {TITLE} ({kind(m).lower()})" in entry
+    assert f"Copies: 《{WORK}》 {TITLE} ({kind(m).lower()}, in English translation)" in entry
+    assert "The page listed below translates chapters of this work without" in text
     assert (f"What was copied: the page is an English translation of {TITLE} (《{WORK}》): {aligned_words(m)} "
             f"({round(m.containment * 100)}% of the chapter)") in entry
     assert "Aligned sentences (the original, then the page's translation of it):" in entry
@@ -132,3 +136,18 @@ def test_a_translation_still_names_its_language_when_its_chapter_is_deleted(admi
     html = unescape(admin.get(VIEW[0], query_string=VIEW[1]).get_data(as_text=True))
     assert f"{kind(m)}: English translation of this chapter, {aligned_words(m)}" in html
     assert "The page (English)" in html and "(chapter deleted)" in html
+
+
+def test_a_notice_naming_copies_and_a_translation_on_one_site_says_reproduce_or_translate(store):
+    add_translated_match(store, "confirmed")
+    # a same-language copy of the story on the translation's site
+    copy = "https://fanyi.example/liaozhai/zh-1.html"
+    store.upsert_page(Page(key=copy, url=copy, site=SITE, text=story().zh_text, fetched_at=T0))
+    store.upsert_match(MatchRecord(page=copy, chapter=CHAPTER, work=WORK, site=SITE, similarity=1.0, containment=1.0,
+                                   page_share=1.0, verdict="duplicate", scores={"winnow": 1.0},
+                                   spans=[{"page_start": 0, "page_end": 50, "original_start": 0, "original_end": 50}],
+                                   status="confirmed", first_seen=T0, last_seen=T0))
+    found, _ = notice_matches(store, site=SITE)
+    text = notice_text(notice_entries(store, ChapterCatalog().outline(store), found))
+    assert "The 2 pages listed below reproduce or translate chapters" in text
+    assert text.count("in English translation)") == 1 and "Copied text: \u201c" + story().zh_text[:10] in text
