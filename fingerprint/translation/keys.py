@@ -1,11 +1,17 @@
 """What a text posts in the candidate index's translation channel, and what a page asks for.
 
-Keys are the text's rare concepts (dictionary weight of at least KEY_IDF_MIN), the
-name keys it repeats (a character's name recurs through a chapter; chance pairs of
-syllables do not), at most MAX_NAMES of them, and its numbers. Each key is tagged
-with the language of the text that *posts* it, so a Chinese chapter's keys meet the
-keys an English page *asks for* (the same concepts, tagged "zh"), and never an
-English page's own: English never meets English in this channel, nor Chinese Chinese.
+An original posts a fixed budget of keys, so a long chapter is not proposed for every
+page merely for being long: its MAX_CONCEPTS most telling concepts (at least
+KEY_IDF_MIN in the dictionary, ranked by weight times the square root of their count;
+a Chinese word's first SENSES senses), the MAX_NAMES names it repeats most (a
+character's name recurs through a chapter; chance pairs of syllables do not) and its
+numbers. A page asks for every such concept, name and number it has.
+
+The index counts shared keys, so a key's weight is written as copies: a rare concept
+posts two or three keys, a name three, and a page asks for the same copies. Each key is
+tagged with the language of the text that *posts* it, so a Chinese chapter's keys meet
+what an English page *asks for* (the same concepts, tagged "zh"), and never an English
+page's own: English never meets English in this channel, nor Chinese Chinese.
 """
 from __future__ import annotations
 
@@ -17,27 +23,55 @@ from ..hashing import mix64
 from .bags import NAME_BASE, NUMBER_BASE, TextBags
 from .lexicon import lexicon
 
-KEY_IDF_MIN = 8.0
-MAX_NAMES = 96
-MAX_CONCEPTS = 1024
-_TAG = {"zh": np.uint64(0x7A68_5452_414E_5331), "en": np.uint64(0x656E_5452_414E_5331)}
+KEY_IDF_MIN = 7.0
+SENSES = 3
+MAX_CONCEPTS = 128
+MAX_NAMES = 32
+_TAG = {"zh": np.uint64(0x7A68_5452_414E_5332), "en": np.uint64(0x656E_5452_414E_5332)}
 _OTHER = {"zh": "en", "en": "zh"}
 
 
-def concept_keys(bags: TextBags) -> list[int]:
-    """The text's keys before tagging: rare concepts, repeated names, numbers."""
+def _concept_counts(bags: TextBags) -> Counter[int]:
     idf = lexicon().idf
-    concepts: Counter[int] = Counter()
-    for s in bags.concepts:
-        concepts.update(c for c in s if idf[c] >= KEY_IDF_MIN)
-    names: Counter[int] = Counter()
+    counts: Counter[int] = Counter()
+    if bags.language == "zh":
+        for sent in bags.units:
+            for u in sent:
+                counts.update(c for c in u.tolist()[:SENSES] if idf[c] >= KEY_IDF_MIN)
+    else:
+        for s in bags.concepts:
+            counts.update(c for c in s if idf[c] >= KEY_IDF_MIN)
+    return counts
+
+
+def _names(bags: TextBags, most: int | None) -> list[int]:
+    counts: Counter[int] = Counter()
     for s in bags.names:
-        names.update(s)
+        counts.update(s)
     least = 2 if bags.language == "zh" else 1  # English name keys come from names only
-    keys = [c for c, _ in concepts.most_common(MAX_CONCEPTS)]
-    keys += [k for k, n in names.most_common(MAX_NAMES) if n >= least]
-    keys += sorted({k for s in bags.numbers for k in s})
-    return keys
+    return [k for k, n in counts.most_common(most) if n >= least]
+
+
+def copies(key: int) -> int:
+    """How many keys stand for one concept, name or number (its weight, in counts)."""
+    if NAME_BASE <= key < NUMBER_BASE:
+        return 3
+    if key >= NUMBER_BASE:
+        return 2
+    w = float(lexicon().idf[key])
+    return 1 + int(w >= 8.5) + int(w >= 10.0)
+
+
+def concept_keys(bags: TextBags, role: str = "post") -> list[int]:
+    """The text's keys before tagging and copying: concepts, names, numbers."""
+    idf = lexicon().idf
+    counts = _concept_counts(bags)
+    if role == "post":
+        concepts = sorted(counts, key=lambda c: (-(counts[c] ** 0.5) * float(idf[c]), c))[:MAX_CONCEPTS]
+        names = _names(bags, MAX_NAMES)
+    else:
+        concepts, names = sorted(counts), _names(bags, None)
+    return concepts + names + sorted({k for s in bags.numbers for k in s})
 
 
 def translation_keys(bags: TextBags, role: str = "post") -> np.ndarray:
@@ -46,10 +80,11 @@ def translation_keys(bags: TextBags, role: str = "post") -> np.ndarray:
     if bags.language not in _TAG:
         return np.empty(0, dtype=np.uint64)
     lang = bags.language if role == "post" else _OTHER[bags.language]
-    raw = np.asarray(concept_keys(bags), dtype=np.uint64)
-    if not raw.shape[0]:
-        return raw
-    return np.unique(mix64(raw ^ _TAG[lang]))
+    raw = concept_keys(bags, role)
+    if not raw:
+        return np.empty(0, dtype=np.uint64)
+    expanded = np.asarray([(k << 2) | i for k in raw for i in range(copies(k))], dtype=np.uint64)
+    return np.unique(mix64(expanded ^ _TAG[lang]))
 
 
-__all__ = ["KEY_IDF_MIN", "NAME_BASE", "NUMBER_BASE", "concept_keys", "translation_keys"]
+__all__ = ["KEY_IDF_MIN", "MAX_CONCEPTS", "MAX_NAMES", "concept_keys", "copies", "translation_keys"]

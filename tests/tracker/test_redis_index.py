@@ -15,7 +15,15 @@ from fingerprint.index import IndexKeys, IndexParams, MemoryIndex, index_keys
 from tracker.redis_index import IndexMismatch, IndexUnavailable, RedisIndex, connect
 
 from ..conftest import need, redis_url
-from ..fingerprint.index_contract import CONFIG, PREPARED, IndexContract, SampledIndexContract
+from ..fingerprint.index_contract import (
+    CONFIG,
+    EN_BASE,
+    PREPARED,
+    ZH_BASE,
+    IndexContract,
+    SampledIndexContract,
+    liaozhai,
+)
 
 REDIS_URL = os.environ.get("FPT_TEST_REDIS_URL", redis_url(0))
 
@@ -95,11 +103,16 @@ class TestSampledRedisIndex(SampledIndexContract):
 
 def _synthetic(n: int, seed: int = 7) -> list[IndexKeys]:
     """Keys of n originals in families that share keys, so hit counts, max_df, dropped
-    and shared bands and near Simhash values all occur."""
+    and shared bands and near Simhash values all occur. Each asks for the translation keys
+    it posts (so it finds itself through that channel too)."""
     rng = np.random.default_rng(seed)
+    trng = np.random.default_rng(seed + 100)  # apart, so the other channels' keys stay as they were
     pool = rng.integers(0, 2**64, size=600, dtype=np.uint64)  # keys shared across originals
+    tpool = trng.integers(0, 2**64, size=60, dtype=np.uint64)
     out = []
     for i in range(n):
+        translation = np.unique(np.concatenate([trng.integers(0, 2**64, size=8, dtype=np.uint64),
+                                                trng.choice(tpool, size=trng.integers(0, 12), replace=False)]))
         own = rng.integers(0, 2**64, size=30, dtype=np.uint64)
         shared = rng.choice(pool, size=rng.integers(0, 12), replace=False)
         winnow = np.unique(np.concatenate([own[:15], shared]))
@@ -115,7 +128,7 @@ def _synthetic(n: int, seed: int = 7) -> list[IndexKeys]:
         for f in flips.tolist():
             sim ^= 1 << f
         out.append(IndexKeys(winnow=winnow, pinyin=pinyin, simhash=sim, simhash_bits=64, bands=bands,
-                             empty=(i % 97 == 96)))
+                             empty=(i % 97 == 96), translation=translation, translation_query=translation))
     return out
 
 
@@ -125,8 +138,12 @@ def _queries(items: list[IndexKeys], seed: int = 8) -> list[IndexKeys]:
     for k in items[::11]:  # part of an original, plus noise
         noise = rng.integers(0, 2**64, size=10, dtype=np.uint64)
         qs.append(IndexKeys(winnow=np.concatenate([k.winnow[::2], noise]), pinyin=k.pinyin[1::2],
-                            simhash=k.simhash ^ 0b101, simhash_bits=64, bands=k.bands[:3]))
+                            simhash=k.simhash ^ 0b101, simhash_bits=64, bands=k.bands[:3],
+                            translation_query=np.concatenate([k.translation[1:], noise[:3]])))
     return qs
+
+
+ALL = {"winnow", "pinyin", "simhash", "minhash", "translation"}
 
 
 @pytest.mark.parametrize("backend", ["fakeredis", "redis", "cluster"])
@@ -157,7 +174,7 @@ def test_answers_like_memory_index_on_synthetic_keys(backend, request):
             assert red.candidates(q) == mem.candidates(q)
         # the families make every channel and the max_df cut matter in these answers
         seen = set().union(*(set().union(*mem.candidates(q).values()) for q in queries))
-        assert seen == {"winnow", "pinyin", "simhash", "minhash"}
+        assert seen == ALL
     finally:
         red.clear()
 
@@ -168,9 +185,10 @@ def test_readding_right_after_removing_keeps_the_new_keys(fake):
     idx.add(1, items[0])
     idx.remove(1)
     idx.add(1, items[1])
-    assert idx.candidates(items[1]) == {1: {"winnow", "pinyin", "simhash", "minhash"}}
+    assert idx.candidates(items[1]) == {1: ALL}
     assert 1 not in idx.candidates(IndexKeys(winnow=items[0].winnow, pinyin=items[0].pinyin, simhash=0,
-                                             simhash_bits=0, bands=np.empty(0)))
+                                             simhash_bits=0, bands=np.empty(0),
+                                             translation_query=items[0].translation))
 
 
 def test_answers_like_memory_index_on_real_chapters(fake):
@@ -185,6 +203,31 @@ def test_answers_like_memory_index_on_real_chapters(fake):
                          bands=k.bands[::4])
         assert red.candidates(k) == mem.candidates(k)
         assert red.candidates(page) == mem.candidates(page)
+
+
+@pytest.mark.parametrize("backend", ["fakeredis", "redis", "cluster"])
+def test_answers_like_memory_index_across_languages(backend, request):
+    """The Liaozhai stories in Chinese and in English, each indexed as an original: every text
+    asked as a page gets the same candidates and channels from both backends, and the
+    translation channel proposes the other language's text only."""
+    zh, en = liaozhai()
+    client = _client(request, backend)
+    red = RedisIndex(client, CONFIG, IndexParams(), prefix=_prefix(), capacity=1000)
+    mem = MemoryIndex(CONFIG, IndexParams())
+    keys = {d: index_keys(p, CONFIG, IndexParams()) for d, p in {**zh, **en}.items()}
+    try:
+        red.add_many(keys.items())
+        mem.add_many(keys.items())
+        across = 0
+        for d, k in keys.items():
+            got = red.candidates(k)
+            assert got == mem.candidates(k), d
+            lang = d // 100
+            assert all(o // 100 != lang for o, ch in got.items() if "translation" in ch)
+            across += "translation" in got.get(d - EN_BASE + ZH_BASE if lang == 2 else d - ZH_BASE + EN_BASE, ())
+        assert across >= len(keys) // 3
+    finally:
+        red.clear()
 
 
 def test_two_keys_of_one_original_in_one_bucket_are_both_kept(fake):
@@ -262,7 +305,7 @@ def test_a_number_indexed_many_times_keeps_only_its_last_keys(fake):
             idx.remove(3)
     idx.add_many([(4, items[10]), (3, items[11])])
     assert len(idx) == 2
-    assert idx.candidates(items[11]) == {3: {"winnow", "pinyin", "simhash", "minhash"}}
+    assert idx.candidates(items[11]) == {3: ALL}
     for j in range(10):
         assert 3 not in idx.candidates(items[j]) or items[j].simhash == items[11].simhash
 
@@ -367,7 +410,7 @@ def test_numbers_past_three_bytes_and_aliases_are_found_by_another_process(backe
         big = (1 << 24) + 5
         writer.add_many([(1, items[1]), (big, items[2]), ((1 << 31) - 1, items[3])])
         writer.add(1, items[4])  # an alias id, past 2**31
-        both = {"winnow", "pinyin", "simhash", "minhash"}
+        both = ALL
         assert reader.candidates(items[2]) == {big: both}
         assert reader.candidates(items[3]) == {(1 << 31) - 1: both}
         assert reader.candidates(items[4]) == {1: both}
@@ -390,6 +433,22 @@ def test_an_index_in_the_older_layout_is_refused_until_reindexed(fake):
     fake.set("old:crawl:{job}:seen", b"kept")  # another part of fptrack under the same prefix
     idx.clear()  # what reindex does first
     assert sorted(fake.keys("old:*")) == [b"old:crawl:{job}:seen"]
+    idx.add(1, k)
+    assert idx.candidates(k) == {1: {"winnow", "pinyin", "simhash", "minhash"}}
+
+
+def test_an_index_written_before_the_translation_channel_is_refused_until_reindexed(fake):
+    # what the packed-v2 layout left: its meta (no bits or residual bytes for the translation channel)
+    params = IndexParams()
+    old = repr((params, 25, 64, 3, b"packed-v2")).encode()
+    fake.hset("v2:{index}meta", mapping={"signature": old, "bits:winnow": "7", "resid:winnow": "2"})
+    fake.set("v2:w:0abc", b"\x00" * 10)
+    idx = RedisIndex(fake, CONFIG, params, prefix="v2:")
+    k = index_keys(PREPARED[0], CONFIG, params)
+    with pytest.raises(IndexMismatch, match="packed-v2 layout, before the translation channel.*fptrack reindex"):
+        idx.candidates(k)
+    idx.clear()  # what reindex does first
+    assert fake.keys("v2:*") == []
     idx.add(1, k)
     assert idx.candidates(k) == {1: {"winnow", "pinyin", "simhash", "minhash"}}
 

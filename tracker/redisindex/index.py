@@ -107,10 +107,12 @@ class RedisIndex:
         per_doc = {"winnow": PER_DOC["winnow"] / max(1, params.winnow_sample),
                    "pinyin": PER_DOC["pinyin"] / max(1, params.pinyin_sample), "minhash": self.bands,
                    "translation": PER_DOC["translation"]}
-        least = {"winnow": params.min_hits, "pinyin": params.min_hits, "minhash": 1,
-                 "translation": params.translation_min_hits}
+        # Shared keys that make a candidate, for the residual bytes' false-candidate estimate.
+        # Translation: 1, not translation_min_hits: a page shares a few concept keys with many
+        # originals by chance, so one false meeting can complete such a near candidate.
+        least = {"winnow": params.min_hits, "pinyin": params.min_hits, "minhash": 1, "translation": 1}
         bits = {ch: bucket_bits(capacity, per_doc[ch], fill=FILLS[ch]) for ch, _ in CHANNELS}
-        resid = {ch: residual_bytes(capacity, per_doc[ch], bits[ch], one_hit=least[ch] <= 1) for ch, _ in CHANNELS}
+        resid = {ch: residual_bytes(capacity, per_doc[ch], bits[ch], least[ch]) for ch, _ in CHANNELS}
         bits["simhash"] = bucket_bits(capacity, 1, most=min(w for _, w in blocks), fill=FILLS["simhash"])
         self._sized = (dict(bits), dict(resid))  # from `capacity`; an existing index's layout wins
         self.layout = Layout(self.prefix, bits, resid, blocks)

@@ -47,7 +47,7 @@ CHANNELS = (("winnow", b"w"), ("pinyin", b"p"), ("minhash", b"b"), ("translation
 # Postings per original per channel with no sampling, for a chapter of about 6,000 syllables;
 # only used to size buckets when an index is created. Translation: the keys a Chinese chapter
 # posts (fingerprint.translation.keys), measured on chapters of the shared corpus's novels.
-PER_DOC = {"winnow": 1330, "pinyin": 360, "translation": 1100}
+PER_DOC = {"winnow": 1330, "pinyin": 360, "translation": 67}
 
 
 def bucket_bits(capacity: int, per_doc: float, most: int = MAX_BUCKET_BITS, fill: int = FILL) -> int:
@@ -55,20 +55,22 @@ def bucket_bits(capacity: int, per_doc: float, most: int = MAX_BUCKET_BITS, fill
     return int(min(most, max(4, math.ceil(math.log2(max(1.0, capacity * per_doc / fill))))))
 
 
-def residual_bytes(capacity: int, per_doc: float, bits: int, one_hit: bool) -> int:
+def residual_bytes(capacity: int, per_doc: float, bits: int, hits: int) -> int:
     """The fewest key bytes stored under the bucket bits that keep false candidates rare.
 
     A query key meets a stored posting of another key with the same stored bits about
     fill / 2**(8 * r) times. Where one shared key proposes a document (LSH bands, or
-    min_hits 1) each such meeting is a false candidate; where two are needed, it takes
-    two meetings on one document: (meetings)**2 / (2 * capacity).
+    min_hits 1) each such meeting is a false candidate; where `hits` are needed, it takes
+    that many meetings on one document: about meetings**hits / (hits! * capacity**(hits - 1))
+    (two: meetings**2 / (2 * capacity)).
     Example: 1M chapters, 41.6 winnow keys each, 17 bits: fill 317, r = 1 gives 51
-    meetings a query, 0.0013 false candidates: 1 byte. LSH bands (25 a chapter, 16 bits,
-    fill 381): r = 2 gives 0.15 a query, r = 3 gives 0.0006: 3 bytes."""
+    meetings a query, 0.0013 false candidates at 2 hits: 1 byte. LSH bands (25 a chapter,
+    16 bits, fill 381): r = 2 gives 0.15 a query, r = 3 gives 0.0006: 3 bytes."""
     fill = capacity * per_doc / 2 ** bits
+    h = max(1, hits)
     for r in range(1, 6):
         meetings = per_doc * fill / 2 ** (8 * r)
-        false = meetings if one_hit else meetings * meetings / (2 * max(1, capacity))
+        false = meetings ** h / (math.factorial(h) * max(1, capacity) ** (h - 1))
         if false <= MAX_FALSE:
             return r
     return 5
