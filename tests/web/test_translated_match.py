@@ -59,7 +59,7 @@ def test_the_match_page_says_it_is_an_english_translation_and_shows_the_aligned_
     assert f"({round(m.containment * 100)}% of the chapter)" in summary
     assert summary.endswith(f"the page is {round(m.page_share * 100)}% this chapter.")
     rows = aligned_rows(html)
-    assert f"Aligned sentences ({len(m.spans)})" in html and len(rows) == len(m.spans) > 20
+    assert f"Aligned sentences ({len(m.spans)} pairs)" in html and len(rows) == len(m.spans) > 20
     assert [n for n, _, _ in rows] == list(range(1, len(rows) + 1))
     assert [(o, p) for _, o, p in rows] == expected_rows(m)  # in order, each original beside its page sentence
     # a real pair, read by a person: the scholar mounts the horse
@@ -86,7 +86,7 @@ def test_a_long_list_is_cut_on_the_page_and_whole_in_the_evidence_report(admin, 
         notice = z.read("notice.txt").decode()
         names = z.namelist()
     assert [(o, p) for _, o, p in aligned_rows(report)] == expected_rows(m)
-    assert f"Aligned sentences ({total})" in report and "The first 5" not in report
+    assert f"Aligned sentences ({total} pairs)" in report and "The first 5" not in report
     assert f"{kind(m)}: English translation of this chapter, {aligned_words(m)}" in unescape(report)
     assert "Copied passages" not in report
     assert f"the page is an English translation of {TITLE} (《{WORK}》): {aligned_words(m)}" in notice
