@@ -140,7 +140,7 @@ class IndexContract:
         k = index_keys(next(iter(zh.values())), off, self.params)
         assert k.translation.shape == k.translation_query.shape == (0,)
         on = index_keys(next(iter(zh.values())), CONFIG, self.params)
-        assert on.translation.shape[0] > 20 and on.translation_query.shape[0] == on.translation.shape[0]
+        assert on.translation.shape[0] > 20 and on.translation_query.shape[0] >= on.translation.shape[0]
         assert not np.intersect1d(on.translation, on.translation_query).shape[0]  # tagged apart
 
 
