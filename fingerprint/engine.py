@@ -178,6 +178,13 @@ class Prepared:
 
         return text_bags(self.text, self.language)
 
+    @cached_property
+    def doc_vector(self):
+        """The whole text's concepts, names and numbers, for ranking translation candidates."""
+        from .translation.rank import doc_vector
+
+        return doc_vector(self.bags)
+
     def translation_keys(self, role: str = "post") -> np.ndarray:
         """The translation channel's keys: "post" for an original, "query" for a page; none
         for a text in neither language."""

@@ -20,6 +20,10 @@ from .index import CandidateIndex, IndexParams, MemoryIndex, index_keys
 from .models import Document, Match
 
 
+# Originals proposed by the translation channel alone that are aligned with a page, the best first.
+TRANSLATION_VERIFY = 3
+
+
 @dataclass
 class TrackStats:
     originals: int = 0
@@ -65,6 +69,22 @@ class Tracker:
         """Originals worth verifying, with the channels that proposed each."""
         return self.index.candidates(index_keys(page, self.config, self.index.params))
 
+    def _worth_verifying(self, page: Prepared, cands: dict[int, set[str]]) -> dict[int, set[str]]:
+        """All candidates, except that of those only the translation channel proposed, only the
+        TRANSLATION_VERIFY best by whole-text score (fingerprint.translation.rank) are aligned."""
+        only = [d for d, ch in cands.items() if ch == {"translation"}]
+        if len(only) <= TRANSLATION_VERIFY:
+            return cands
+        from .translation.rank import dice
+
+        scored = []
+        for d in only:
+            o = self.originals.get(d)
+            if o is not None and o.language in ("zh", "en") and o.language != page.language:
+                scored.append((-dice(page.doc_vector, o.doc_vector), d))
+        keep = {d for _, d in sorted(scored)[:TRANSLATION_VERIFY]}
+        return {d: ch for d, ch in cands.items() if ch != {"translation"} or d in keep}
+
     def match(self, page: Document | Prepared) -> list[Match]:
         """The originals a page copies, most contained first."""
         p = page if isinstance(page, Prepared) else self.prepare(page)
@@ -73,7 +93,7 @@ class Tracker:
             self.stats.empty.append(p.key)
             return []
         found = []
-        for d, channels in self.candidates(p).items():
+        for d, channels in self._worth_verifying(p, self.candidates(p)).items():
             original = self.originals.get(d)
             if original is None:  # removed since it was indexed
                 continue

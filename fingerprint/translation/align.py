@@ -12,12 +12,16 @@
    path: the best chain takes anchors in increasing order on both sides, each within
    MAX_STEP sentences of the last, paying for steps that stray from the texts' sentence
    ratio. Chance anchors between unrelated texts are scattered and build no long chain.
-5. **Coverage.** Sentences between two linked anchors are aligned with each other (a
+5. **Chance.** The same anchors, with the English side read backwards, are chained
+   again: that is what chance alone builds from them. A translated copy's chain scores
+   at least MIN_SCORE and NULL_RATIO times that; an unrelated pair's scores about the same
+   either way.
+6. **Coverage.** Sentences between two linked anchors are aligned with each other (a
    translator merges and splits sentences); their sizes over each text's size give the
    containment (of the original) and the page share, as the same-language channels do.
 
-Everything is linear in the number of (sentence, concept) postings plus the anchors
-times MAX_STEP squared.
+Everything is linear in the texts' sizes: a concept posted by more than MAX_POSTING
+English sentences is left out of the anchors, and the chain looks MAX_STEP sentences back.
 """
 from __future__ import annotations
 
@@ -38,6 +42,9 @@ MAX_STEP = 6  # sentences either side may advance between two chained anchors
 STEP_COST = 0.03  # per sentence skipped beyond the expected ratio
 MIN_ANCHORS = 5  # a translated copy has at least this many chained anchors
 MIN_DENSITY = 0.2  # anchors per aligned original sentence, at least
+MAX_POSTING = 64  # a concept in more English sentences than this tells none apart: not used for anchors
+MIN_SCORE = 1.4  # the chain's similarity, summed
+NULL_RATIO = 1.6  # and this many times what the same anchors chain in reversed order
 
 
 @dataclass
@@ -83,6 +90,9 @@ def similarities(zh: TextBags, en: TextBags) -> list[dict[int, float]]:
     for j, (a, b) in enumerate(zip(en.names, en.numbers)):
         for c in a | b:
             npost[c].append(j)
+    # Bounded postings keep the work linear in the texts' sizes, whatever a page repeats.
+    post = {c: js for c, js in post.items() if len(js) <= MAX_POSTING}
+    npost = {c: js for c, js in npost.items() if len(js) <= MAX_POSTING}
 
     def w(c: int) -> float:
         return float(idf[c]) * factor.get(c, 1.0)
@@ -166,17 +176,23 @@ def align_texts(original: TextBags, page: TextBags) -> Alignment:
         raw.extend((i, j, s) for s, j in top)
     ratio = (len(en) / len(zh)) if len(zh) else 1.0
     raw.sort()
-    path, score = _chain(raw, max(0.2, min(5.0, ratio)))
+    r = max(0.2, min(5.0, ratio))
+    path, score = _chain(raw, r)
     chain = [raw[k] for k in path]
+    # The same anchors with the English side read backwards: what chance alone chains
+    # from them. A translation keeps its order, so its chain is far above this.
+    n_en = len(en)
+    _, null = _chain(sorted((i, n_en - 1 - j, s) for i, j, s in raw), r)
     # back to the original's and the page's sides
     if original.language == "zh":
         anchors = [(i, j, s) for i, j, s in chain]
     else:
         anchors = [(j, i, s) for i, j, s in chain]
-    return _measure(original, page, anchors, score)
+    return _measure(original, page, anchors, score, null)
 
 
-def _measure(original: TextBags, page: TextBags, anchors: list[tuple[int, int, float]], score: float) -> Alignment:
+def _measure(original: TextBags, page: TextBags, anchors: list[tuple[int, int, float]], score: float,
+             null: float) -> Alignment:
     o_cov = np.zeros(len(original), dtype=bool)
     p_cov = np.zeros(len(page), dtype=bool)
     pairs: list[tuple[int, int, int, int]] = []
@@ -196,8 +212,9 @@ def _measure(original: TextBags, page: TextBags, anchors: list[tuple[int, int, f
     page_share = float(page.sizes[p_cov].sum()) / p_tot if len(page) else 0.0
     o_n = int(o_cov.sum())
     density = len(anchors) / o_n if o_n else 0.0
-    is_copy = len(anchors) >= MIN_ANCHORS and density >= MIN_DENSITY
+    is_copy = (len(anchors) >= MIN_ANCHORS and density >= MIN_DENSITY and score >= MIN_SCORE
+               and score >= NULL_RATIO * null)
     return Alignment(pairs=pairs, anchors=anchors, original_aligned=o_n, original_sentences=len(original),
                      page_aligned=int(p_cov.sum()), page_sentences=len(page), containment=containment,
                      page_share=page_share, score=score, is_copy=is_copy,
-                     details={"anchors": len(anchors), "density": round(density, 3)})
+                     details={"anchors": len(anchors), "density": round(density, 3), "null": round(null, 3)})

@@ -52,7 +52,7 @@ def en_values(words: list[str]) -> list[int]:
     out: list[int] = []
     total, current, seen = 0, 0, False
     for w in words + [""]:
-        if w.isdigit() and len(w) <= 12:
+        if w.isascii() and w.isdigit() and len(w) <= 12:
             if seen:
                 out.append(total + current)
             out.append(int(w))
