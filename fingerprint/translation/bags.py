@@ -185,14 +185,15 @@ def _en_bags(text: str, bounds: list[tuple[int, int]]) -> TextBags:
                 _name_keys(run, lone_word, cid, keys)
                 run = []
             for part in low.split("-"):
-                if part in STOPWORDS or len(part) < 2 or part.isdigit():
-                    continue
-                c = stem_id.get(stem(_lemma(part.split("'")[0])))
-                if c is not None:
+                c = _CONCEPT.get(part, -2)
+                if c == -2:
+                    c = _concept(part, stem_id)
+                if c >= 0:
                     found.add(c)
         if run:
             _name_keys(run, lone_word, cid, keys)
-        nm = [NUMBER_BASE + v for v in numbers.en_values([w.replace(",", "") for w in low_words])]
+        nm = ([NUMBER_BASE + v for v in numbers.en_values([w.replace(",", "") for w in low_words])]
+              if any(w in numbers.NUMBER_WORDS or w[:1].isdigit() for w in low_words) else [])
         starts.append(first_at)
         ends.append(toks[-1][1] + len(toks[-1][0]))
         sizes.append(len(toks))
@@ -239,6 +240,19 @@ _IRREGULAR = {
 
 def _lemma(word: str) -> str:
     return _IRREGULAR.get(word, word)
+
+
+_CONCEPT: dict[str, int] = {}  # lower-case English word -> concept id, or -1 (memoised)
+
+
+def _concept(word: str, stem_id: dict[str, int]) -> int:
+    if word in STOPWORDS or len(word) < 2 or word.isdigit():
+        c = -1
+    else:
+        c = stem_id.get(stem(_lemma(word.split("'")[0])), -1)
+    if len(_CONCEPT) < 500_000:
+        _CONCEPT[word] = c
+    return c
 
 
 def _stop_concepts() -> frozenset[int]:

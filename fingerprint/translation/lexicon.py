@@ -71,6 +71,8 @@ def stem(word: str) -> str:
 
 def fold(text: str) -> str:
     """Lower case without accents: "Pao-yü" -> "pao-yu" (names are compared folded)."""
+    if text.isascii():
+        return text.lower()
     return "".join(c for c in unicodedata.normalize("NFD", text.lower()) if not unicodedata.combining(c))
 
 

@@ -45,6 +45,7 @@ _EN_SMALL = {w: i for i, w in enumerate(
     "seventeen eighteen nineteen".split())}
 _EN_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 _EN_SCALE = {"hundred": 100, "thousand": 1000, "myriad": 10_000, "million": 1_000_000}
+NUMBER_WORDS = frozenset(_EN_SMALL) | frozenset(_EN_TENS) | frozenset(_EN_SCALE)
 
 
 def en_values(words: list[str]) -> list[int]:
