@@ -45,9 +45,10 @@ class IndexParams:
     pinyin_sample: int = 1  # post 1 in this many pinyin-window codes
     min_hits: int = 2  # shared sampled hashes (per channel) that make a candidate
     max_df: int = 64  # hashes posted by more originals than this are ignored
-    # Shared translation keys that make a candidate. The keys are whole concepts, not
-    # positions: a page and an unrelated chapter share a few rare words by chance.
-    translation_min_hits: int = 6
+    # Shared translation keys that make a candidate: an original posts only ~60 (its rarest
+    # concepts and names), and the tracker ranks the candidates by whole-text score before
+    # aligning the best few (fingerprint.track.TRANSLATION_VERIFY).
+    translation_min_hits: int = 3
 
 
 @dataclass

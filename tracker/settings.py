@@ -41,11 +41,12 @@ class Settings:
     # FPT_EXTRACT_PROCESSES: processes that extract crawled pages beside the crawl
     # (-1: one fewer than the cores, at most 4; 0: extract in the crawl's own process)
     extract_processes: int = -1
-    # FPT_CHANNELS: the channels indexed and scored, comma-separated (simhash, minhash, pinyin, winnow).
+    # FPT_CHANNELS: the channels indexed and scored, comma-separated (simhash, minhash, pinyin, winnow,
+    # translation).
     # A subset saves the others' preparation on every original and page; a page is still verified on
     # its copied passages (the syllable alignment), whatever the subset. After a change, run
     # `fptrack reindex --refingerprint`.
-    channels: str = "simhash,minhash,pinyin,winnow"
+    channels: str = "simhash,minhash,pinyin,winnow,translation"
     # FPT_EVIDENCE_MAX_BYTES: the largest response body kept as evidence (WARC record) per page;
     # a larger body is kept cut at this size and marked truncated.
     evidence_max_bytes: int = 5_000_000

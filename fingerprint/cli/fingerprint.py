@@ -60,6 +60,13 @@ def record(p, channels: list[str], config: EngineConfig) -> dict:
             "offsets": p.unit_start[p.winnowed.positions].tolist(),
             "k": wp.k, "window": wp.window, "seed": wp.seed, "units": config.winnow_units,
         }
+    if "translation" in channels:
+        lang = p.language
+        rec["translation"] = {
+            "language": lang or "none",
+            "keys": hex_words(p.translation_keys("post"), 16),
+            "sentences": len(p.bags) if lang else 0,
+        }
     return rec
 
 
@@ -73,6 +80,10 @@ def flat(rec: dict) -> dict:
         if ch == "simhash":
             out["simhash"] = v["value"]
             out["simhash_params"] = f"bits={v['bits']} hash={v['hash']} features={v['features']}"
+            continue
+        if ch == "translation":
+            out["translation"] = " ".join(v["keys"])
+            out["translation_params"] = f"language={v['language']} sentences={v['sentences']}"
             continue
         main = {"minhash": "values", "pinyin": "codes", "winnow": "hashes"}[ch]
         out[ch] = " ".join(v[main])

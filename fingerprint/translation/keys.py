@@ -1,15 +1,16 @@
 """What a text posts in the candidate index's translation channel, and what a page asks for.
 
-An original posts a fixed budget of keys, so a long chapter is not proposed for every
-page merely for being long: its MAX_CONCEPTS most telling concepts (at least
-KEY_IDF_MIN in the dictionary, ranked by weight times the square root of their count;
-a Chinese word's first SENSES senses), the MAX_NAMES names it repeats most (a
-character's name recurs through a chapter; chance pairs of syllables do not) and its
-numbers. A page asks for every such concept, name and number it has.
+An original posts a small fixed budget of keys (about 60, so the channel adds at most
+half to the Redis index's bytes per chapter, and a long chapter is not proposed for every
+page merely for being long): its MAX_CONCEPTS most telling concepts (at least KEY_IDF_MIN
+in the dictionary, ranked by weight times the square root of their count; a Chinese
+word's first SENSES senses) and the MAX_NAMES names it repeats most (a character's name
+recurs through a chapter; chance pairs of syllables do not). A page asks for every such
+concept and name it has. The index is a coarse filter (a few shared keys make a
+candidate); the tracker ranks what it proposes by whole-text score (rank.py) and aligns
+the best few.
 
-The index counts shared keys, so a key's weight is written as copies: a rare concept
-posts two or three keys, a name three, and a page asks for the same copies. Each key is
-tagged with the language of the text that *posts* it, so a Chinese chapter's keys meet
+Each key is tagged with the language of the text that *posts* it, so a Chinese chapter's keys meet
 what an English page *asks for* (the same concepts, tagged "zh"), and never an English
 page's own: English never meets English in this channel, nor Chinese Chinese.
 """
@@ -25,9 +26,9 @@ from .lexicon import lexicon
 
 KEY_IDF_MIN = 7.0
 SENSES = 3
-MAX_CONCEPTS = 128
-MAX_NAMES = 32
-_TAG = {"zh": np.uint64(0x7A68_5452_414E_5332), "en": np.uint64(0x656E_5452_414E_5332)}
+MAX_CONCEPTS = 56
+MAX_NAMES = 8
+_TAG = {"zh": np.uint64(0x7A68_5452_414E_5333), "en": np.uint64(0x656E_5452_414E_5333)}
 _OTHER = {"zh": "en", "en": "zh"}
 
 
@@ -52,18 +53,8 @@ def _names(bags: TextBags, most: int | None) -> list[int]:
     return [k for k, n in counts.most_common(most) if n >= least]
 
 
-def copies(key: int) -> int:
-    """How many keys stand for one concept, name or number (its weight, in counts)."""
-    if NAME_BASE <= key < NUMBER_BASE:
-        return 3
-    if key >= NUMBER_BASE:
-        return 2
-    w = float(lexicon().idf[key])
-    return 1 + int(w >= 8.5) + int(w >= 10.0)
-
-
 def concept_keys(bags: TextBags, role: str = "post") -> list[int]:
-    """The text's keys before tagging and copying: concepts, names, numbers."""
+    """The text's keys before tagging: concepts and names."""
     idf = lexicon().idf
     counts = _concept_counts(bags)
     if role == "post":
@@ -71,7 +62,7 @@ def concept_keys(bags: TextBags, role: str = "post") -> list[int]:
         names = _names(bags, MAX_NAMES)
     else:
         concepts, names = sorted(counts), _names(bags, None)
-    return concepts + names + sorted({k for s in bags.numbers for k in s})
+    return concepts + names
 
 
 def translation_keys(bags: TextBags, role: str = "post") -> np.ndarray:
@@ -83,8 +74,7 @@ def translation_keys(bags: TextBags, role: str = "post") -> np.ndarray:
     raw = concept_keys(bags, role)
     if not raw:
         return np.empty(0, dtype=np.uint64)
-    expanded = np.asarray([(k << 2) | i for k in raw for i in range(copies(k))], dtype=np.uint64)
-    return np.unique(mix64(expanded ^ _TAG[lang]))
+    return np.unique(mix64(np.asarray(raw, dtype=np.uint64) ^ _TAG[lang]))
 
 
-__all__ = ["KEY_IDF_MIN", "MAX_CONCEPTS", "MAX_NAMES", "concept_keys", "copies", "translation_keys"]
+__all__ = ["KEY_IDF_MIN", "MAX_CONCEPTS", "MAX_NAMES", "concept_keys", "translation_keys"]

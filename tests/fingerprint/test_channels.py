@@ -28,7 +28,17 @@ def test_each_channel_alone_equals_the_channel_computed_with_all():
         for field in ("values", "value", "codes", "hashes", "positions"):
             if hasattr(a, field):
                 assert np.array_equal(np.asarray(getattr(a, field)), np.asarray(getattr(b, field))), (channel, field)
-    assert set(CHANNELS) == {"simhash", "minhash", "pinyin", "winnow"}
+    assert set(CHANNELS) == {"simhash", "minhash", "pinyin", "winnow", "translation"}
+    alone = prepare("x", TEXT).compute(("translation",))
+    assert np.array_equal(alone.translation_keys(), full.translation_keys())
+    assert not any(name in vars(alone) for name in WORK)  # the translation channel computes no other
+
+
+def test_simtool_fingerprint_translation_channel_names_the_language(tmp_path):
+    (tmp_path / "a.txt").write_text(TEXT, encoding="utf-8")
+    r = CliRunner().invoke(main, ["fingerprint", str(tmp_path / "a.txt"), "--channels", "translation", "-q"])
+    assert r.exit_code == 0, r.output
+    assert '"translation"' in r.output and '"language": "zh"' in r.output and '"winnow"' not in r.output
 
 
 def test_simtool_fingerprint_of_one_channel_prints_that_channel_only(tmp_path):
