@@ -1,6 +1,6 @@
 """What a text posts in the candidate index's translation channel, and what a page asks for.
 
-An original posts a small fixed budget of keys (about 60, so the channel adds at most
+An original posts a small fixed budget of keys (at most 52, so the channel adds at most
 half to the Redis index's bytes per chapter, and a long chapter is not proposed for every
 page merely for being long): its MAX_CONCEPTS most telling concepts (at least KEY_IDF_MIN
 in the dictionary, ranked by weight times the square root of their count; a Chinese
@@ -26,8 +26,8 @@ from .lexicon import lexicon
 
 KEY_IDF_MIN = 7.0
 SENSES = 3
-MAX_CONCEPTS = 56
-MAX_NAMES = 8
+MAX_CONCEPTS = 46
+MAX_NAMES = 6
 _TAG = {"zh": np.uint64(0x7A68_5452_414E_5333), "en": np.uint64(0x656E_5452_414E_5333)}
 _OTHER = {"zh": "en", "en": "zh"}
 

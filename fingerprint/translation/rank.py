@@ -14,8 +14,9 @@ from .bags import TextBags
 from .lexicon import lexicon
 
 SENSES = 3  # senses of a Chinese word counted (the first ones are the usual translations)
-NAME_WEIGHT = 10.0
+NAME_WEIGHT = 1.5  # Chinese name keys are every repeated pair of syllables: a hint, not proof
 NUMBER_WEIGHT = 5.0
+FLOOR = 3.0  # a concept weighs its dictionary weight above this: the commonest words tell little apart
 
 
 @dataclass(frozen=True)
@@ -27,28 +28,36 @@ class DocVector:
     weight: float  # what it could match at most
 
 
+def _w(idf: float) -> float:
+    return max(0.0, float(idf) - FLOOR)
+
+
 def doc_vector(bags: TextBags) -> DocVector:
     idf = lexicon().idf
     if bags.language == "zh":
-        concepts = {c for sent in bags.units for u in sent for c in u.tolist()[:SENSES]}
+        # A Chinese word is one word whichever of its senses the translator chose: it weighs
+        # its best sense once, not the sum of its senses (which would favour long pages).
+        words = {tuple(u.tolist()[:SENSES]) for sent in bags.units for u in sent}
+        concepts = {c for w in words for c in w}
+        base = sum(max(_w(idf[c]) for c in w) for w in words if w)
     else:
         concepts = {c for s in bags.concepts for c in s}
+        base = float(sum(_w(idf[c]) for c in concepts))
     counts: Counter[int] = Counter()
     for s in bags.names:
         counts.update(s)
     least = 2 if bags.language == "zh" else 1  # Chinese pairs of syllables repeat when they are a name
     names = frozenset(k for k, n in counts.items() if n >= least)
     numbers = frozenset(k for s in bags.numbers for k in s)
-    weight = float(sum(idf[c] for c in concepts)) + NAME_WEIGHT * len(names) + NUMBER_WEIGHT * len(numbers)
+    weight = base + NAME_WEIGHT * len(names) + NUMBER_WEIGHT * len(numbers)
     return DocVector(bags.language, frozenset(concepts), names, numbers, weight)
 
 
 def dice(a: DocVector, b: DocVector) -> float:
     """Weighted Dice coefficient of two texts in different languages (0..1)."""
     idf = lexicon().idf
-    small, big = (a, b) if len(a.concepts) <= len(b.concepts) else (b, a)
-    shared = sum(float(idf[c]) for c in small.concepts if c in big.concepts)
     en, zh = (a, b) if a.language == "en" else (b, a)
+    shared = sum(_w(idf[c]) for c in en.concepts if c in zh.concepts)
     shared += NAME_WEIGHT * len(en.names & zh.names) + NUMBER_WEIGHT * len(a.numbers & b.numbers)
     den = (a.weight + b.weight) / 2
     return shared / den if den > 0 else 0.0

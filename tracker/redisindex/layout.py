@@ -47,7 +47,7 @@ CHANNELS = (("winnow", b"w"), ("pinyin", b"p"), ("minhash", b"b"), ("translation
 # Postings per original per channel with no sampling, for a chapter of about 6,000 syllables;
 # only used to size buckets when an index is created. Translation: the keys a Chinese chapter
 # posts (fingerprint.translation.keys), measured on chapters of the shared corpus's novels.
-PER_DOC = {"winnow": 1330, "pinyin": 360, "translation": 60}
+PER_DOC = {"winnow": 1330, "pinyin": 360, "translation": 52}
 
 
 def bucket_bits(capacity: int, per_doc: float, most: int = MAX_BUCKET_BITS, fill: int = FILL) -> int:
