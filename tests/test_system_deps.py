@@ -163,6 +163,18 @@ def test_a_font_is_present_when_fontconfig_lists_one_for_its_language(fake, tmp_
     assert not calls.exists()
 
 
+def test_a_file_check_is_present_when_its_glob_matches_a_file(fake, tmp_path):
+    run, calls, _ = fake
+    data = tmp_path / "share" / "5" / "tessdata"
+    (tmp_path / "packages").write_text(f"file:{tmp_path}/share/*/tessdata/zz.traineddata   pkg-data   test   "
+                                       "a language's data\n", encoding="utf-8")
+    assert "missing system packages: pkg-data" in run("test", uid=1000).stderr
+    data.mkdir(parents=True)
+    (data / "zz.traineddata").write_text("")
+    assert run("test", uid=1000).stderr.strip() == "system packages for test: all present (pkg-data)"
+    assert not calls.exists()
+
+
 @pytest.fixture
 def held_lock(tmp_path):
     """Hold the fake dpkg lock file open in another process, as a running apt-get does;
