@@ -36,15 +36,15 @@ from .lexicon import lexicon
 
 NAME_WEIGHT = 10.0
 NUMBER_WEIGHT = 8.0
-ANCHOR_MIN = 0.16  # Dice similarity of an anchor pair
+ANCHOR_MIN = 0.14  # Dice similarity of an anchor pair
 ANCHORS_PER_SENTENCE = 3
 MAX_STEP = 6  # sentences either side may advance between two chained anchors
 STEP_COST = 0.03  # per sentence skipped beyond the expected ratio
 MIN_ANCHORS = 5  # a translated copy has at least this many chained anchors
 MIN_DENSITY = 0.2  # anchors per aligned original sentence, at least
-MAX_POSTING = 64  # a concept in more English sentences than this tells none apart: not used for anchors
-MIN_SCORE = 1.4  # the chain's similarity, summed
-NULL_RATIO = 1.6  # and this many times what the same anchors chain in reversed order
+MAX_POSTING = 24  # a concept in more English sentences than this tells none apart: not used for anchors
+MIN_SCORE = 1.3  # the chain's similarity, summed
+NULL_RATIO = 2.0  # and this many times what the same anchors chain in reversed order
 
 
 @dataclass
@@ -78,8 +78,12 @@ def _weights(en: TextBags) -> tuple[dict[int, float], float]:
     return {c: math.log(1 + n / d) / norm for c, d in df.items()}, norm
 
 
-def similarities(zh: TextBags, en: TextBags) -> list[dict[int, float]]:
-    """For each Chinese sentence, the English sentences it shares anything with and the Dice similarity."""
+def _english_side(en: TextBags):
+    """Postings, weights and potentials of an English text, computed once per text (a page is
+    aligned with several candidates)."""
+    cached = getattr(en, "_side", None)
+    if cached is not None:
+        return cached
     idf = lexicon().idf
     factor, _ = _weights(en)
     post: dict[int, list[int]] = defaultdict(list)
@@ -93,32 +97,37 @@ def similarities(zh: TextBags, en: TextBags) -> list[dict[int, float]]:
     # Bounded postings keep the work linear in the texts' sizes, whatever a page repeats.
     post = {c: js for c, js in post.items() if len(js) <= MAX_POSTING}
     npost = {c: js for c, js in npost.items() if len(js) <= MAX_POSTING}
-
-    def w(c: int) -> float:
-        return float(idf[c]) * factor.get(c, 1.0)
-
+    wt = {c: float(idf[c]) * factor.get(c, 1.0) for c in post}
     en_pot = []
     for j in range(len(en)):
-        p = sum(w(c) for c in en.concepts[j])
+        p = sum(float(idf[c]) * factor.get(c, 1.0) for c in en.concepts[j])
         p += sum(NAME_WEIGHT * factor.get(k, 1.0) for k in en.names[j])
         p += NUMBER_WEIGHT * len(en.numbers[j])
         en_pot.append(p)
+    en._side = (post, npost, wt, en_pot, factor)
+    return en._side
+
+
+def similarities(zh: TextBags, en: TextBags) -> list[dict[int, float]]:
+    """For each Chinese sentence, the English sentences it shares anything with and the Dice similarity."""
+    post, npost, wt, en_pot, factor = _english_side(en)
+    lists, pots = zh.unit_lists()
     out: list[dict[int, float]] = []
     for i in range(len(zh)):
         acc: dict[int, float] = defaultdict(float)
-        pot = 0.0
-        for u in zh.units[i]:
-            best: dict[int, float] = {}
-            top = 0.0
-            for c in u.tolist():
-                wc = w(c)
-                top = max(top, wc)
-                for j in post.get(c, ()):
-                    if wc > best.get(j, 0.0):
-                        best[j] = wc
-            pot += top
-            for j, v in best.items():
-                acc[j] += v
+        for u in lists[i]:
+            # a word counts once per English sentence, by its rarest sense found there
+            seen: set[int] = set()
+            for c in u:
+                js = post.get(c)
+                if js is None:
+                    continue
+                wc = wt[c]
+                for j in js:
+                    if j not in seen:
+                        seen.add(j)
+                        acc[j] += wc
+        pot = pots[i]
         for k in zh.names[i] | zh.numbers[i]:
             for j in npost.get(k, ()):
                 acc[j] += (NAME_WEIGHT * factor.get(k, 1.0)) if k < NUMBER_BASE else NUMBER_WEIGHT
@@ -196,6 +205,14 @@ def _measure(original: TextBags, page: TextBags, anchors: list[tuple[int, int, f
     o_cov = np.zeros(len(original), dtype=bool)
     p_cov = np.zeros(len(page), dtype=bool)
     pairs: list[tuple[int, int, int, int]] = []
+    n_o, n_p = len(original), len(page)
+    if anchors and anchors[0][0] <= MAX_STEP and anchors[0][1] <= MAX_STEP:
+        # the chain starts near both texts' starts: what comes before its first anchor is the
+        # same opening, translated (as between two anchors)
+        i0, j0 = anchors[0][0], anchors[0][1]
+        o_cov[:i0] = p_cov[:j0] = True
+        if i0 and j0:
+            pairs.append((0, i0, 0, j0))
     last = None
     for i, j, _ in anchors:
         if last is not None:
@@ -207,6 +224,11 @@ def _measure(original: TextBags, page: TextBags, anchors: list[tuple[int, int, f
         o_cov[i] = p_cov[j] = True
         pairs.append((i, i + 1, j, j + 1))
         last = (i, j)
+    if last is not None and n_o - 1 - last[0] <= MAX_STEP and n_p - 1 - last[1] <= MAX_STEP:
+        li, lj = last  # and the same at the end
+        o_cov[li:] = p_cov[lj:] = True
+        if li + 1 < n_o and lj + 1 < n_p:
+            pairs.append((li + 1, n_o, lj + 1, n_p))
     o_tot, p_tot = max(1, original.total), max(1, page.total)
     containment = float(original.sizes[o_cov].sum()) / o_tot if len(original) else 0.0
     page_share = float(page.sizes[p_cov].sum()) / p_tot if len(page) else 0.0

@@ -52,6 +52,17 @@ class TextBags:
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 
+    def unit_lists(self) -> tuple[list[list[list[int]]], list[float]]:
+        """(zh) each sentence's words as lists of concept ids, rarest sense first, and what each
+        sentence could match at most (the sum of its words' best dictionary weights); computed once."""
+        cached = getattr(self, "_unit_lists", None)
+        if cached is None:
+            idf = lexicon().idf
+            lists = [[u[np.argsort(-idf[u], kind="stable")].tolist() for u in sent] for sent in self.units]
+            pots = [float(sum(idf[u].max() for u in sent if len(u))) for sent in self.units]
+            cached = self._unit_lists = (lists, pots)
+        return cached
+
     @property
     def total(self) -> int:
         return int(self.sizes.sum())

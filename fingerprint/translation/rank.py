@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from .bags import TextBags
 from .lexicon import lexicon
 
@@ -30,6 +32,16 @@ class DocVector:
 
 def _w(idf: float) -> float:
     return max(0.0, float(idf) - FLOOR)
+
+
+_WEIGHTS: list = []
+
+
+def _weights():
+    """Every concept's weight above the floor, as an array (computed once)."""
+    if not _WEIGHTS:
+        _WEIGHTS.append(np.maximum(lexicon().idf.astype(np.float64) - FLOOR, 0.0))
+    return _WEIGHTS[0]
 
 
 def doc_vector(bags: TextBags) -> DocVector:
@@ -57,7 +69,8 @@ def dice(a: DocVector, b: DocVector) -> float:
     """Weighted Dice coefficient of two texts in different languages (0..1)."""
     idf = lexicon().idf
     en, zh = (a, b) if a.language == "en" else (b, a)
-    shared = sum(_w(idf[c]) for c in en.concepts if c in zh.concepts)
+    common = en.concepts & zh.concepts
+    shared = float(_weights()[np.fromiter(common, dtype=np.int64, count=len(common))].sum()) if common else 0.0
     shared += NAME_WEIGHT * len(en.names & zh.names) + NUMBER_WEIGHT * len(a.numbers & b.numbers)
     den = (a.weight + b.weight) / 2
     return shared / den if den > 0 else 0.0
