@@ -62,8 +62,11 @@ def command(a, b, fmt, passages, quiet):
     click.echo(f"why:          {verdict_reason(m.containment, m.page_share, m.verdict, config)}")
     click.echo(f"similarity {m.similarity:.3f}   containment (A in B) {m.containment:.3f}   "
                f"page share (B from A) {m.page_share:.3f}")
-    click.echo("channels:")
     sc = m.scores
+    if "chapter_sentences" in sc:
+        _translation(m, da.text, db.text, pa.language, pb.language, passages)
+        return
+    click.echo("channels:")
     click.echo(f"  simhash   distance {int(sc['simhash_distance'])} of {pa.simhash.bits} bits "
                f"(near-duplicate at <= {config.simhash_distance})")
     click.echo(f"  minhash   jaccard {sc['minhash_jaccard']:.3f}, containment {sc['minhash_containment']:.3f}")
@@ -76,6 +79,28 @@ def command(a, b, fmt, passages, quiet):
     for s in sorted(m.spans, key=lambda s: -s.length)[:passages]:
         show(f"  A[{s.original_start}:{s.original_end}] -> B[{s.page_start}:{s.page_end}]  "
              f"{_excerpt(da.text, s.original_start, s.original_end)}")
+    if len(m.spans) > passages:
+        click.echo(f"  ... {len(m.spans) - passages} more (--passages N, or --format json)")
+
+
+LANGUAGES = {"zh": "Chinese", "en": "English"}
+
+
+def _translation(m, a_text: str, b_text: str, a_lang: str, b_lang: str, passages: int) -> None:
+    """A and B in different languages: the sentence alignment, and the aligned pairs."""
+    sc = m.scores
+    a_name, b_name = LANGUAGES.get(a_lang, a_lang), LANGUAGES.get(b_lang, b_lang)
+    if m.verdict == "different":
+        click.echo(f"translation: B ({b_name}) does not translate A ({a_name}): "
+                   f"{int(sc['anchor_pairs'])} sentence pairs share words, too few or out of order")
+        return
+    click.echo(f"translation: B is {'an' if b_name[0] in 'AEIOU' else 'a'} {b_name} translation of A ({a_name}): "
+               f"{int(sc['aligned_sentences'])} of {int(sc['chapter_sentences'])} sentences of A aligned, "
+               f"{int(sc['page_sentences_aligned'])} of {int(sc['page_sentences'])} of B")
+    click.echo(f"aligned sentences ({len(m.spans)} pairs, A offsets -> B offsets):")
+    for s in m.spans[:passages]:
+        show(f"  A[{s.original_start}:{s.original_end}] {_excerpt(a_text, s.original_start, s.original_end, 30)}")
+        show(f"    -> B[{s.page_start}:{s.page_end}] {_excerpt(b_text, s.page_start, s.page_end, 70)}")
     if len(m.spans) > passages:
         click.echo(f"  ... {len(m.spans) - passages} more (--passages N, or --format json)")
 

@@ -72,7 +72,7 @@ def test_language_of_texts():
 
 
 def test_a_translation_is_judged_a_copy_with_aligned_sentence_pairs(liaozhai):
-    pair = liaozhai[4]  # "Planting a Pear Tree" / 种梨
+    pair = liaozhai[4]
     original, page = prepare("zh", pair.zh_text), prepare("en", pair.en_text)
     j = judge(page, original)
     m = j.match
@@ -175,3 +175,23 @@ def test_any_text_aligns_without_error(text):
     p = prepare("p", text)
     assert p.language in ("zh", "en", "")
     p.translation_keys("query")
+
+
+def test_simtool_compare_shows_the_aligned_sentences(tmp_path, liaozhai):
+    from click.testing import CliRunner
+
+    from fingerprint.cli import main
+
+    pair = liaozhai[4]
+    (tmp_path / "zh.txt").write_text(pair.zh_text, encoding="utf-8")
+    (tmp_path / "en.txt").write_text(pair.en_text, encoding="utf-8")
+    (tmp_path / "other.txt").write_text(liaozhai[5].en_text, encoding="utf-8")
+    r = CliRunner().invoke(main, ["compare", str(tmp_path / "zh.txt"), str(tmp_path / "en.txt"), "--passages", "2"])
+    assert r.exit_code == 0, r.output
+    assert "B is an English translation of A (Chinese)" in r.output
+    first = judge(prepare("en", pair.en_text), prepare("zh", pair.zh_text)).match.spans[0]
+    assert pair.zh_text[first.original_start:first.original_end][:8] in r.output
+    assert " ".join(pair.en_text[first.page_start:first.page_end].split())[:30] in r.output
+    r = CliRunner().invoke(main, ["compare", str(tmp_path / "zh.txt"), str(tmp_path / "other.txt")])
+    assert r.exit_code == 0 and "verdict:      different" in r.output
+    assert "does not translate A (Chinese)" in r.output
