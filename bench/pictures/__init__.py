@@ -1,0 +1,1 @@
+"""Pictures for the OCR benchmark and tests: chapters drawn as screenshots (render)."""
