@@ -70,6 +70,7 @@ def _run(originals: list[Document], pages: list[tuple[str, str | None, Document]
         tr.add(d)
     found: dict[str, list[int]] = {}
     false = 0
+    wrong: list[str] = []
     t = time.perf_counter()
     for kind, truth, page in pages:
         matches = tr.match(page)
@@ -77,7 +78,10 @@ def _run(originals: list[Document], pages: list[tuple[str, str | None, Document]
         hit = truth in keys if truth else False
         found.setdefault(kind, []).append(int(hit))
         false += len(keys - {truth})
-    return {"found": found, "false": false, "seconds": time.perf_counter() - t, "pages": len(pages)}
+        wrong += [f"{page.key} ({kind}) -> {m.original}: {m.verdict}, {m.scores.get('aligned_sentences')} of "
+                  f"{m.scores.get('chapter_sentences')} sentences, score {m.scores.get('alignment_score')}"
+                  for m in matches if m.original != truth]
+    return {"found": found, "false": false, "seconds": time.perf_counter() - t, "pages": len(pages), "wrong": wrong}
 
 
 def _rate(xs: list[int]) -> str:
@@ -124,7 +128,9 @@ def main() -> int:
         third = p.en_text[n // 3: 2 * n // 3]
         before, after = fillers[(2 * i) % len(fillers)], fillers[(2 * i + 1) % len(fillers)]
         text = before[-len(third):] + "\n\n" + third + "\n\n" + after[:len(third)]
-        pages.append(("third inside other text, Liaozhai", f"liaozhai-{p.number:03d}", Document(f"third-{p.number}", text)))
+        size = "stories of 2,000 characters or more" if len(p.zh_text) >= 2000 else "shorter stories"
+        pages.append((f"third inside other text, Liaozhai, {size}", f"liaozhai-{p.number:03d}",
+                      Document(f"third-{p.number}", text)))
     for i, t in enumerate(negatives):
         pages.append(("negatives (English, nothing registered)", None, Document(f"neg-{i}", t)))
 
@@ -188,6 +194,8 @@ def main() -> int:
           f"per page; same-language channels: "
           f"{1000 * rows['same-language channels']['seconds'] / rows['same-language channels']['pages']:.1f} ms.")
     print(f"- Dictionary: loaded in {load_s:.2f} s, +{rss_mb:.0f} MB resident.")
+    for line in rows["all channels"]["wrong"] + rows_rev["all channels"]["wrong"]:
+        print(f"- wrong match: {line}")
     return 0
 
 

@@ -43,7 +43,7 @@ STEP_COST = 0.03  # per sentence skipped beyond the expected ratio
 MIN_ANCHORS = 5  # a translated copy has at least this many chained anchors
 MIN_DENSITY = 0.2  # anchors per aligned original sentence, at least
 MAX_POSTING = 24  # a concept in more English sentences than this tells none apart: not used for anchors
-MIN_SCORE = 1.3  # the chain's similarity, summed
+MIN_SCORE = 1.5  # the chain's similarity, summed
 NULL_RATIO = 2.0  # and this many times what the same anchors chain in reversed order
 
 

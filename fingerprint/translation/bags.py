@@ -169,46 +169,72 @@ def _is_cjk_cp(cp: int) -> bool:
     return 0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x3134F
 
 
-def _en_bags(text: str, bounds: list[tuple[int, int]]) -> TextBags:
+# What one English token (as written) brings, computed once per process: its concepts, its
+# reading as a romanised name (or None), whether it is also an English word, whether it may
+# be part of a number. Bounded, so a page of random words cannot grow it without end.
+_TOKENS: dict[str, tuple[tuple[int, ...], list[str] | None, bool, bool, list[str]]] = {}
+_TOKENS_MAX = 300_000
+
+
+def _token(tok: str) -> tuple[tuple[int, ...], list[str] | None, bool, bool, list[str]]:
+    info = _TOKENS.get(tok)
+    if info is not None:
+        return info
     lex = lexicon()
-    vocab, stem_id = lex.vocab, lex.stem_id
+    low = fold(tok).replace("’", "'")
+    parts = low.split("-")
+    reading = None
+    if tok[0].isupper() and low not in STOPWORDS:
+        r = romanised(tok)
+        reading = r[0] if r else None
+    lone = low in lex.vocab and "-" not in low and "'" not in low
+    cs = []
+    for part in parts:
+        c = _concept(part, lex.stem_id)
+        if c >= 0:
+            cs.append(c)
+    numeric = any(w in numbers.NUMBER_WORDS or w[:1].isdigit() for w in parts)
+    info = (tuple(cs), reading, lone, numeric, parts)
+    if len(_TOKENS) < _TOKENS_MAX:
+        _TOKENS[tok] = info
+    return info
+
+
+def _en_bags(text: str, bounds: list[tuple[int, int]]) -> TextBags:
     _, cid = coarse_ids()
+    stop = _STOP_CONCEPTS
     starts, ends, sizes, concepts, units, names, nums = [], [], [], [], [], [], []
     for a, b in bounds:
         toks = [(m.group(), m.start()) for m in _EN_TOKEN.finditer(text, a, b)]
         if not toks:
             continue
         found: set[int] = set()
-        low_words: list[str] = []
         keys: set[int] = set()
         run: list[list[str]] = []  # readings of the current run of capitalised romanised tokens
         lone_word = False  # the run is one token that is also an English word ("Chance": chan-tse)
-        first_at = toks[0][1]
-        for tok, at in toks:
-            low = fold(tok).replace("’", "'")
-            low_words.extend(low.split("-"))
-            readings = romanised(tok) if tok[0].isupper() and low not in STOPWORDS else []
-            if readings:
-                lone_word = not run and low in vocab and "-" not in low and "'" not in low
-                run.append(readings[0])
+        numeric = False
+        for tok, _ in toks:
+            cs, reading, lone, num, _parts = _TOKENS.get(tok) or _token(tok)
+            numeric = numeric or num
+            if reading is not None:
+                if not run:
+                    lone_word = lone
+                run.append(reading)
                 continue
             if run:
                 _name_keys(run, lone_word, cid, keys)
                 run = []
-            for part in low.split("-"):
-                c = _CONCEPT.get(part, -2)
-                if c == -2:
-                    c = _concept(part, stem_id)
-                if c >= 0:
-                    found.add(c)
+            found.update(cs)
         if run:
             _name_keys(run, lone_word, cid, keys)
-        nm = ([NUMBER_BASE + v for v in numbers.en_values([w.replace(",", "") for w in low_words])]
-              if any(w in numbers.NUMBER_WORDS or w[:1].isdigit() for w in low_words) else [])
-        starts.append(first_at)
+        nm = []
+        if numeric:
+            words = [w.replace(",", "") for tok, _ in toks for w in _token(tok)[4]]
+            nm = [NUMBER_BASE + v for v in numbers.en_values(words)]
+        starts.append(toks[0][1])
         ends.append(toks[-1][1] + len(toks[-1][0]))
         sizes.append(len(toks))
-        concepts.append(frozenset(found - _STOP_CONCEPTS))
+        concepts.append(frozenset(found - stop))
         units.append([])
         names.append(frozenset(keys))
         nums.append(frozenset(nm))
