@@ -190,6 +190,10 @@ class Prepared:
         for a text in neither language."""
         if self.language not in ("zh", "en"):
             return np.empty(0, dtype=np.uint64)
+        if role == "query":  # read from the text, without its sentences (translation.quick)
+            from .translation.keys import query_keys
+
+            return query_keys(self.text, self.language)
         from .translation.keys import translation_keys
 
         return translation_keys(self.bags, role)

@@ -65,6 +65,21 @@ def concept_keys(bags: TextBags, role: str = "post") -> list[int]:
     return concepts + names
 
 
+def query_keys(text: str, language: str) -> np.ndarray:
+    """What a page asks the index for, read straight from its text (quick.py): every rare
+    concept and name it has, tagged with the other language."""
+    if language not in _TAG:
+        return np.empty(0, dtype=np.uint64)
+    from .quick import query_keys as read
+
+    idf = lexicon().idf
+    concepts, names = read(text, language)
+    raw = [c for c in concepts if idf[c] >= KEY_IDF_MIN] + list(names)
+    if not raw:
+        return np.empty(0, dtype=np.uint64)
+    return np.unique(mix64(np.asarray(raw, dtype=np.uint64) ^ _TAG[_OTHER[language]]))
+
+
 def translation_keys(bags: TextBags, role: str = "post") -> np.ndarray:
     """uint64 keys of a text: `post` tags them with its own language (what an original posts),
     `query` with the other one (what a page asks the index for)."""
@@ -77,4 +92,4 @@ def translation_keys(bags: TextBags, role: str = "post") -> np.ndarray:
     return np.unique(mix64(np.asarray(raw, dtype=np.uint64) ^ _TAG[lang]))
 
 
-__all__ = ["KEY_IDF_MIN", "MAX_CONCEPTS", "MAX_NAMES", "concept_keys", "translation_keys"]
+__all__ = ["KEY_IDF_MIN", "MAX_CONCEPTS", "MAX_NAMES", "concept_keys", "query_keys", "translation_keys"]

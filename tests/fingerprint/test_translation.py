@@ -195,3 +195,17 @@ def test_simtool_compare_shows_the_aligned_sentences(tmp_path, liaozhai):
     r = CliRunner().invoke(main, ["compare", str(tmp_path / "zh.txt"), str(tmp_path / "other.txt")])
     assert r.exit_code == 0 and "verdict:      different" in r.output
     assert "does not translate A (Chinese)" in r.output
+
+
+def test_a_pages_query_read_from_its_text_matches_its_sentences(liaozhai):
+    """The quick query (no sentences, no segmentation) asks for what the sentence bags would,
+    and meets the original's posted keys as well."""
+    for pair in liaozhai[:4]:
+        for text, lang in ((pair.zh_text, "zh"), (pair.en_text, "en")):
+            p = prepare("p", text)
+            quick = set(p.translation_keys("query").tolist())
+            full = set(translation_keys(p.bags, "query").tolist())
+            assert len(quick & full) >= 0.9 * len(full), lang
+        posted = set(prepare("o", pair.zh_text).translation_keys("post").tolist())
+        asked = set(prepare("p", pair.en_text).translation_keys("query").tolist())
+        assert len(posted & asked) >= 5
