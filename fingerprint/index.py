@@ -81,8 +81,12 @@ def sample(values: np.ndarray, n: int) -> np.ndarray:
     return v if n <= 1 else v[mix64(v) % _U64(n) == 0]
 
 
-def index_keys(p: Prepared, config: EngineConfig, params: IndexParams) -> IndexKeys:
-    """The keys of a prepared text under `config` and `params`."""
+def index_keys(p: Prepared, config: EngineConfig, params: IndexParams, role: str = "both") -> IndexKeys:
+    """The keys of a prepared text under `config` and `params`. `role` "original" leaves out
+    what only a page asks for (the translation query), "page" what only an original posts
+    (its translation keys, which need its sentences); "both" computes both."""
+    if role not in ("both", "original", "page"):
+        raise ValueError(f"role must be both, original or page, not {role!r}")
     on = config.channels
     none = np.empty(0, dtype=_U64)
     bands = none
@@ -98,8 +102,8 @@ def index_keys(p: Prepared, config: EngineConfig, params: IndexParams) -> IndexK
         simhash_bits=p.simhash.bits if sim_ok else 0,
         bands=bands,
         empty=empty_text(p),
-        translation=p.translation_keys("post") if translation else none,
-        translation_query=p.translation_keys("query") if translation else none,
+        translation=p.translation_keys("post") if translation and role != "page" else none,
+        translation_query=p.translation_keys("query") if translation and role != "original" else none,
     )
 
 

@@ -61,13 +61,13 @@ class Tracker:
         self._next = max(self._next, i + 1)
         self.originals[i] = p
         self._by_key[p.key] = i
-        self.index.add(i, index_keys(p, self.config, self.index.params))
+        self.index.add(i, index_keys(p, self.config, self.index.params, role="original"))
         self.stats.originals += 1
         return p
 
     def candidates(self, page: Prepared) -> dict[int, set[str]]:
         """Originals worth verifying, with the channels that proposed each."""
-        return self.index.candidates(index_keys(page, self.config, self.index.params))
+        return self.index.candidates(index_keys(page, self.config, self.index.params, role="page"))
 
     def _worth_verifying(self, page: Prepared, cands: dict[int, set[str]]) -> dict[int, set[str]]:
         """All candidates, except that of those only the translation channel proposed, only the

@@ -158,7 +158,7 @@ def reindex(ctx: Context, *, refingerprint: bool = False, progress: Callable[[It
     chapters = list(ctx.store.chapters())
     todo = [c for c in chapters if c.key not in have]
     for ch in (progress(todo) if progress else todo):
-        keys = index_keys(prepare(ch.key, ch.text, ctx.config), ctx.config, ctx.params)
+        keys = index_keys(prepare(ch.key, ch.text, ctx.config), ctx.config, ctx.params, role="original")
         ctx.store.put_fingerprint(FingerprintRecord(chapter=ch.key, params_hash=ctx.params_hash,
                                                     params=params_of(ctx.config, ctx.params), data=pack_keys(keys)))
     ctx.index.clear()

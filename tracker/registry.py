@@ -130,7 +130,7 @@ def register_chapter(ctx: Context, chapter: Chapter, *, keep: bool = True) -> tu
     if not changed:
         return ch, "unchanged"
     p = prepare(ch.key, ch.text, ctx.config, {"work": ch.work, "title": ch.title})
-    keys = index_keys(p, ctx.config, ctx.params)
+    keys = index_keys(p, ctx.config, ctx.params, role="original")
     ctx.store.put_fingerprint(FingerprintRecord(chapter=ch.key, params_hash=ctx.params_hash,
                                                 params=params_of(ctx.config, ctx.params), data=pack_keys(keys)))
     ctx.tracker.originals.pop(ch.doc, None)

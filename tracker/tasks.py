@@ -407,7 +407,7 @@ def fingerprint_chapter(ctx: Context, key: str) -> dict[str, Any]:
     except NotFound:
         return {"chapter": key, "status": "missing"}
     p = prepare(ch.key, ch.text, ctx.config, {"work": ch.work, "title": ch.title})
-    keys = index_keys(p, ctx.config, ctx.params)
+    keys = index_keys(p, ctx.config, ctx.params, role="original")
     ctx.store.put_fingerprint(FingerprintRecord(chapter=ch.key, params_hash=ctx.params_hash,
                                                 params=params_of(ctx.config, ctx.params), data=pack_keys(keys)))
     ctx.tracker.originals.pop(ch.doc, None)
