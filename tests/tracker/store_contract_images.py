@@ -95,6 +95,29 @@ class ImagesContract:
         new, changed = store.upsert_page_image(page_image(data=PNG + b"!"))
         assert changed and new.status == "queued" and new.fingerprint == {} and new.attempts == 0
 
+    def test_a_reading_and_position_are_kept_for_the_same_bytes_cleared_for_new_ones(self, store):
+        store.upsert_page_image(page_image(position=2))
+        reading = {"status": "read", "engine": "rapidocr", "text": "第一行\n第二行",
+                   "lines": [{"text": "第一行", "box": [10, 20, 300, 60], "confidence": 0.98}]}
+        store.set_page_image_reading("https://img.example.com/c/1.png", reading)
+        got = store.get_page_image("https://img.example.com/c/1.png")
+        assert got.reading == reading and got.position == 2 and got.status == "queued"
+        store.upsert_page_image(page_image(position=3))  # the same bytes: the reading stays, the place moves
+        got = store.get_page_image("https://img.example.com/c/1.png")
+        assert got.reading == reading and got.position == 3
+        store.upsert_page_image(page_image(data=PNG + b"x", position=3))  # new bytes are read again
+        assert store.get_page_image("https://img.example.com/c/1.png").reading == {}
+        with pytest.raises(NotFound):
+            store.set_page_image_reading("https://img.example.com/none.png", reading)
+
+    def test_found_images_of_one_page(self, store):
+        store.upsert_page_image(page_image("https://img.example.com/a.png", found_on="https://example.com/c/1"))
+        store.upsert_page_image(page_image("https://img.example.com/b.png", data=PNG + b"b",
+                                           found_on="https://example.com/c/2"))
+        assert [i.key for i in store.page_images(found_on="https://example.com/c/1")] == [
+            "https://img.example.com/a.png"]
+        assert store.page_images(found_on="https://example.com/c/3") == []
+
     def test_found_images_by_status_and_site_without_bytes(self, store):
         for i, site in enumerate(["a.com", "b.org", "a.com"]):
             store.upsert_page_image(page_image(f"https://{site}/{i}.png", site=site, updated_at=at(i)))

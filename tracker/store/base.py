@@ -335,18 +335,23 @@ class ImagesStore(ABC):
     @abstractmethod
     def upsert_page_image(self, image: PageImage) -> tuple[PageImage, bool]:
         """Insert or update an image found on a page; returns it and whether its bytes are new or
-        changed. New or changed bytes: status "queued", no fingerprint, reason or attempts, the
-        given updated_at. Same bytes: url, site, found_on, fetched_at and the validators are
-        updated; status, fingerprint and attempts are kept."""
+        changed. New or changed bytes: status "queued", no fingerprint, reading, reason or attempts,
+        the given updated_at. Same bytes: url, site, found_on, position, fetched_at and the
+        validators are updated; status, fingerprint, reading and attempts are kept."""
 
     @abstractmethod
     def get_page_image(self, key: str) -> PageImage:
         """With its bytes. Raises NotFound."""
 
     @abstractmethod
-    def page_images(self, *, status: str | None = None, site: str | None = None,
+    def page_images(self, *, status: str | None = None, site: str | None = None, found_on: str | None = None,
                     limit: int | None = None) -> list[PageImage]:
-        """Images found on pages, without their bytes, oldest update first."""
+        """Images found on pages (on the page `found_on`), without their bytes, oldest update first."""
+
+    @abstractmethod
+    def set_page_image_reading(self, key: str, reading: dict[str, Any]) -> None:
+        """Record what OCR made of a page image (tracker.pictures); its status is left alone.
+        Raises NotFound."""
 
     @abstractmethod
     def set_page_image_status(self, key: str, status: str, reason: str = "", *,

@@ -201,6 +201,10 @@ class PageImage:
     updated_at: datetime = field(default_factory=now)
     etag: str = ""  # the response's validators, sent back when it is fetched again
     last_modified: str = ""
+    position: int = 0  # its place among the pictures of the page that shows it (page order)
+    # What OCR made of it (tracker.pictures): {"status": "read" | "no text" | ..., "text", "lines",
+    # "engine", ...}; {} until it is judged. New bytes clear it; the same bytes keep it.
+    reading: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -23,6 +23,7 @@ INDEXES = {
         ([("key", ASCENDING)], True),
         ([("status", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
         ([("site", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
+        ([("found_on", ASCENDING), ("key", ASCENDING)], False),
     ],
     "image_matches": [
         ([("image", ASCENDING), ("work_image", ASCENDING)], True),
@@ -45,7 +46,8 @@ def _page_image(d: dict[str, Any]) -> PageImage:
                      data=bytes(d.get("data") or b""), media_type=d.get("media_type", ""), sha256=d["sha256"],
                      fingerprint=dict(d.get("fingerprint") or {}), status=d["status"], reason=d["reason"],
                      attempts=int(d["attempts"]), fetched_at=aware(d["fetched_at"]), updated_at=aware(d["updated_at"]),
-                     etag=d.get("etag") or "", last_modified=d.get("last_modified") or "")
+                     etag=d.get("etag") or "", last_modified=d.get("last_modified") or "",
+                     position=int(d.get("position") or 0), reading=dict(d.get("reading") or {}))
 
 
 def _image_match(d: dict[str, Any]) -> ImageMatch:
@@ -98,9 +100,10 @@ class ImagesMongo(MongoBase):
     def upsert_page_image(self, image: PageImage) -> tuple[PageImage, bool]:
         h = hashlib.sha256(image.data).hexdigest()
         light = {"url": image.url, "site": image.site, "found_on": image.found_on,
-                 "fetched_at": utc(image.fetched_at), "etag": image.etag, "last_modified": image.last_modified}
+                 "fetched_at": utc(image.fetched_at), "etag": image.etag, "last_modified": image.last_modified,
+                 "position": image.position}
         full = {**light, "data": Binary(bytes(image.data)), "media_type": image.media_type, "sha256": h,
-                "fingerprint": {}, "status": "queued", "reason": "", "attempts": 0,
+                "fingerprint": {}, "reading": {}, "status": "queued", "reason": "", "attempts": 0,
                 "updated_at": utc(image.updated_at)}
         changed = self._upsert_changed(self._page_images, {"key": image.key}, "sha256", h, full, light, "page image")
         return self.get_page_image(image.key), changed
@@ -113,14 +116,14 @@ class ImagesMongo(MongoBase):
         return _page_image(d)
 
     @_guarded
-    def page_images(self, *, status: str | None = None, site: str | None = None,
+    def page_images(self, *, status: str | None = None, site: str | None = None, found_on: str | None = None,
                     limit: int | None = None) -> list[PageImage]:
         if status is not None:
             check_status(status, PAGE_STATUSES, "image status")
         check_window(limit)
         if limit == 0:  # MongoDB reads limit 0 as "no limit"
             return []
-        cursor = self._page_images.find(_query((("status", status), ("site", site))), NO_DATA).sort(
+        cursor = self._page_images.find(_query((("status", status), ("site", site), ("found_on", found_on))), NO_DATA).sort(
             [("updated_at", ASCENDING), ("key", ASCENDING)])
         if limit is not None:
             cursor = cursor.limit(limit)
@@ -134,6 +137,11 @@ class ImagesMongo(MongoBase):
         if fingerprint is not None:
             changes["fingerprint"] = storable(fingerprint)
         if self._page_images.update_one({"key": key}, {"$set": changes, "$inc": {"attempts": 1}}).matched_count == 0:
+            raise NotFound(f"no page image {key!r}")
+
+    @_guarded
+    def set_page_image_reading(self, key: str, reading: dict[str, Any]) -> None:
+        if self._page_images.update_one({"key": key}, {"$set": {"reading": storable(reading)}}).matched_count == 0:
             raise NotFound(f"no page image {key!r}")
 
     # ---- matches ------------------------------------------------------------------------

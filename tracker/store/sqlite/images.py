@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS page_images (
 );
 CREATE INDEX IF NOT EXISTS page_images_status ON page_images (status, updated_at, key);
 CREATE INDEX IF NOT EXISTS page_images_site ON page_images (site, updated_at, key);
+CREATE INDEX IF NOT EXISTS page_images_found_on ON page_images (found_on, key);
 CREATE TABLE IF NOT EXISTS image_matches (
     image TEXT NOT NULL,
     work_image TEXT NOT NULL,
@@ -58,9 +59,11 @@ CREATE INDEX IF NOT EXISTS image_matches_work ON image_matches (work, distance, 
 CREATE INDEX IF NOT EXISTS image_matches_site ON image_matches (site, distance, image, work_image);
 CREATE INDEX IF NOT EXISTS image_matches_status ON image_matches (status, distance, image, work_image);
 """
+# Columns added since the table's first release (tracker.store.sqlite.connection adds them to an older store).
+ADDED_COLUMNS = {"page_images": (("position", "INTEGER NOT NULL DEFAULT 0"), ("reading", "TEXT NOT NULL DEFAULT '{}'"))}
 _HEADER = "key, work, name, X'' AS data, fingerprint, media_type, sha256, created_at"
 _PAGE_HEADER = ("key, url, site, found_on, X'' AS data, media_type, sha256, fingerprint, status, reason, attempts, "
-                "fetched_at, updated_at, etag, last_modified")
+                "fetched_at, updated_at, etag, last_modified, position, reading")
 
 
 def _work_image(r: sqlite3.Row) -> WorkImage:
@@ -74,7 +77,7 @@ def _page_image(r: sqlite3.Row) -> PageImage:
                      media_type=r["media_type"], sha256=r["sha256"], fingerprint=loads(r["fingerprint"]),
                      status=r["status"], reason=r["reason"], attempts=r["attempts"],
                      fetched_at=from_text(r["fetched_at"]), updated_at=from_text(r["updated_at"]), etag=r["etag"],
-                     last_modified=r["last_modified"])
+                     last_modified=r["last_modified"], position=r["position"], reading=loads(r["reading"]))
 
 
 def _image_match(r: sqlite3.Row) -> ImageMatch:
@@ -135,20 +138,22 @@ class ImagesSQL(SQLiteBase):
             changed = old is None or old["sha256"] != h
             if changed:
                 c.execute("INSERT INTO page_images (key, url, site, found_on, data, media_type, sha256, fingerprint, "
-                          "status, reason, attempts, fetched_at, updated_at, etag, last_modified) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, '{}', 'queued', '', 0, ?, ?, ?, ?) "
+                          "status, reason, attempts, fetched_at, updated_at, etag, last_modified, position, reading) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, '{}', 'queued', '', 0, ?, ?, ?, ?, ?, '{}') "
                           "ON CONFLICT (key) DO UPDATE SET url = excluded.url, site = excluded.site, "
                           "found_on = excluded.found_on, data = excluded.data, media_type = excluded.media_type, "
                           "sha256 = excluded.sha256, fingerprint = '{}', status = 'queued', reason = '', "
                           "attempts = 0, fetched_at = excluded.fetched_at, updated_at = excluded.updated_at, "
-                          "etag = excluded.etag, last_modified = excluded.last_modified",
+                          "etag = excluded.etag, last_modified = excluded.last_modified, "
+                          "position = excluded.position, reading = '{}'",
                           (image.key, image.url, image.site, image.found_on, bytes(image.data), image.media_type, h,
-                           to_text(image.fetched_at), to_text(image.updated_at), image.etag, image.last_modified))
+                           to_text(image.fetched_at), to_text(image.updated_at), image.etag, image.last_modified,
+                           image.position))
             else:
                 c.execute("UPDATE page_images SET url = ?, site = ?, found_on = ?, fetched_at = ?, etag = ?, "
-                          "last_modified = ? WHERE key = ?",
+                          "last_modified = ?, position = ? WHERE key = ?",
                           (image.url, image.site, image.found_on, to_text(image.fetched_at), image.etag,
-                           image.last_modified, image.key))
+                           image.last_modified, image.position, image.key))
             row = c.execute("SELECT * FROM page_images WHERE key = ?", (image.key,)).fetchone()
         return _page_image(row), changed
 
@@ -157,12 +162,12 @@ class ImagesSQL(SQLiteBase):
         return _page_image(self._one("SELECT * FROM page_images WHERE key = ?", (key,), f"no page image {key!r}"))
 
     @_guarded
-    def page_images(self, *, status: str | None = None, site: str | None = None,
+    def page_images(self, *, status: str | None = None, site: str | None = None, found_on: str | None = None,
                     limit: int | None = None) -> list[PageImage]:
         if status is not None:
             check_status(status, PAGE_STATUSES, "image status")
         check_window(limit)
-        cond, args = _where((("status", status), ("site", site)))
+        cond, args = _where((("status", status), ("site", site), ("found_on", found_on)))
         rows = self._read(f"SELECT {_PAGE_HEADER} FROM page_images {cond} ORDER BY updated_at, key LIMIT ?",
                           [*args, -1 if limit is None else limit])
         return [_page_image(r) for r in rows]
@@ -177,6 +182,12 @@ class ImagesSQL(SQLiteBase):
                             (status, reason, to_text(now()), None if fingerprint is None else dumps(fingerprint),
                              key))
             if cur.rowcount == 0:
+                raise NotFound(f"no page image {key!r}")
+
+    @_guarded
+    def set_page_image_reading(self, key: str, reading: dict[str, Any]) -> None:
+        with self._write() as c:
+            if c.execute("UPDATE page_images SET reading = ? WHERE key = ?", (dumps(reading), key)).rowcount == 0:
                 raise NotFound(f"no page image {key!r}")
 
     # ---- matches ------------------------------------------------------------------------
