@@ -329,6 +329,7 @@ def exercise(s: Any) -> None:
     s.page_images(status="queued", site="example.com", limit=5)
     s.page_image_validators("https://img.example.com/c/1.png")
     s.set_page_image_status("https://img.example.com/c/1.png", "done", fingerprint={"phash": "00"})
+    s.set_page_image_reading("https://img.example.com/c/1.png", {"status": "no text"})
     s.upsert_image_match(image_match())
     s.get_image_match("https://img.example.com/c/1.png", "山城旧事/cover.png")
     s.image_matches(work="山城旧事", site="example.com", status="new", limit=5, sort="distance")
