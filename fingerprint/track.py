@@ -75,13 +75,13 @@ class Tracker:
         only = [d for d, ch in cands.items() if ch == {"translation"}]
         if len(only) <= TRANSLATION_VERIFY:
             return cands
-        from .translation.rank import dice
+        from .translation.rank import score
 
         scored = []
         for d in only:
             o = self.originals.get(d)
             if o is not None and o.language in ("zh", "en") and o.language != page.language:
-                scored.append((-dice(page.doc_vector, o.doc_vector), d))
+                scored.append((-score(page.doc_vector, o.doc_vector), d))
         keep = {d for _, d in sorted(scored)[:TRANSLATION_VERIFY]}
         return {d: ch for d, ch in cands.items() if ch != {"translation"} or d in keep}
 
