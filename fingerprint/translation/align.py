@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bags import NAME_BASE, NUMBER_BASE, TextBags
+from .bags import NUMBER_BASE, TextBags
 from .lexicon import lexicon
 
 NAME_WEIGHT = 10.0

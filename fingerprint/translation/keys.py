@@ -21,7 +21,7 @@ from collections import Counter
 import numpy as np
 
 from ..hashing import mix64
-from .bags import NAME_BASE, NUMBER_BASE, TextBags
+from .bags import TextBags
 from .lexicon import lexicon
 
 KEY_IDF_MIN = 7.0
