@@ -115,6 +115,19 @@ class ProcessedImage:
     status: str  # done | failed | missing
     matches: list[ImageMatch] = field(default_factory=list)
     reason: str = ""
+    picture: str = ""  # tracker.pictures' verdict: "to read" (a read_picture task follows), or why not
+
+
+def judge_picture(ctx: Context, img) -> str:
+    """Whether the picture holds text to read (tracker.pictures.judge); a verdict that cannot be stored
+    raises as every store error does (the task retries). A picture skipped may have been the last of
+    its page's pictures waiting: the others' text is matched then."""
+    from .pictures import TO_READ, judge, match_pictures, page_of
+
+    verdict = judge(ctx, img)
+    if verdict != TO_READ:
+        match_pictures(ctx, page_of(img))
+    return verdict
 
 
 def process_image(ctx: Context, key: str) -> ProcessedImage:
@@ -123,11 +136,13 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
         img = ctx.store.get_page_image(key)
     except NotFound:
         return ProcessedImage(key, "missing", reason="no such image in the store")
+    # A chapter posted as pictures: the cheap textness test on every image, the reading only on text.
+    picture = judge_picture(ctx, img)
     try:
         fp = fingerprint_image(img.data, name="the image")
     except InputError as e:
         ctx.store.set_page_image_status(key, "failed", str(e))
-        return ProcessedImage(key, "failed", reason=str(e))
+        return ProcessedImage(key, "failed", reason=str(e), picture=picture)
     stored = []
     for hit in ctx.image_index.query(fp):
         work = hit.key.split("/", 1)[0]
@@ -136,12 +151,19 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
         stored.append((proposed, ctx.store.upsert_image_match(proposed)))
     found = notify.image_matches_stored(ctx.store, stored)  # a new match becomes an event to tell
     ctx.store.set_page_image_status(key, "done", fingerprint=fp.to_dict())
-    return ProcessedImage(key, "done", found)
+    return ProcessedImage(key, "done", found, picture=picture)
 
 
 def process_queued_images(ctx: Context, *, limit: int | None = None,
                           each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
-    """Process the queued page images in this process; counts by outcome."""
+    """Process the queued page images in this process (and read those that hold text); counts by outcome."""
 
-    return tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)],
-                 lambda key: process_image(ctx, key), each)
+    def one(key: str) -> ProcessedImage:
+        done = process_image(ctx, key)
+        if done.picture == "to read":
+            from .pictures import read
+
+            read(ctx, key)
+        return done
+
+    return tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)], one, each)

@@ -35,13 +35,19 @@ def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None,
 def dispatch_images(ctx: Context, keys: Iterable[str], *, app=None) -> str:
     """As dispatch_pages, for images found on pages (a process_image task per image key)."""
     from .images import process_image
+    from .pictures import read
 
     keys = list(dict.fromkeys(keys))
     if app is None and not ctx.settings.broker_url:
         done = [process_image(ctx, key) for key in keys]
         failed = sum(r.status == "failed" for r in done)
+        # Pictures with text are read here too (with a broker, process_image sends a read_picture task).
+        read_now = [read(ctx, r.image) for r in done if r.picture == "to read"]
+        found = sum(len(r.matched.matches) for r in read_now if r.matched is not None)
         return (f"{counted(len(done) - failed, 'image')} done, {failed} failed, "
-                f"{counted(sum(len(r.matches) for r in done), 'image match')}")
+                f"{counted(sum(len(r.matches) for r in done), 'image match')}"
+                + (f", {counted(len(read_now), 'picture')} read by OCR, {counted(found, 'match', 'matches')} "
+                   "in their text" if read_now else ""))
     _send(ctx, PROCESS_IMAGE, keys, app)
     return f"queued {counted(len(keys), 'image')} for the workers"
 

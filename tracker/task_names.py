@@ -10,6 +10,7 @@ from __future__ import annotations
 
 PROCESS_PAGE = "tracker.tasks.process_page"
 PROCESS_IMAGE = "tracker.tasks.process_image"
+READ_PICTURE = "tracker.tasks.read_picture"
 REGISTER_CHAPTER = "tracker.tasks.register_chapter"
 REINDEX = "tracker.tasks.reindex"
 DAILY = "tracker.tasks.daily"
@@ -17,7 +18,7 @@ FOLLOWUP = "tracker.tasks.followup"
 SCHEDULED_CRAWLS = "tracker.tasks.scheduled_crawls"
 
 #: Every task, for settings that apply to all of them (max_retries from FPT_MAX_ATTEMPTS).
-ALL = (PROCESS_PAGE, PROCESS_IMAGE, REGISTER_CHAPTER, REINDEX, DAILY, FOLLOWUP, SCHEDULED_CRAWLS)
+ALL = (PROCESS_PAGE, PROCESS_IMAGE, READ_PICTURE, REGISTER_CHAPTER, REINDEX, DAILY, FOLLOWUP, SCHEDULED_CRAWLS)
 
 #: The queue tasks go to and workers read, unless the Celery settings say otherwise.
 DEFAULT_QUEUE = "fptrack"

@@ -37,7 +37,8 @@ from .redis_index import IndexUnavailable
 from .settings import Settings
 from .schedule import claim_due_sites
 from .store import FingerprintRecord, NotFound, StoreError, now
-from .task_names import DAILY, FOLLOWUP, PROCESS_IMAGE, PROCESS_PAGE, REGISTER_CHAPTER, REINDEX, SCHEDULED_CRAWLS
+from .task_names import (DAILY, FOLLOWUP, PROCESS_IMAGE, PROCESS_PAGE, READ_PICTURE, REGISTER_CHAPTER, REINDEX,
+                         SCHEDULED_CRAWLS)
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +231,39 @@ def process_image(self: PipelineTask, key: str) -> dict[str, Any]:
     r = run(image_context(self.app), key)
     if r.status == "failed":
         log.info("image %s failed: %s", key, r.reason)
-    return {"image": r.image, "status": r.status, "matches": len(r.matches), "reason": r.reason}
+    if r.picture == "to read":  # a picture with text: read in a task of its own (seconds of CPU, 1 GB)
+        self.app.tasks[READ_PICTURE].apply_async((key,))
+    return {"image": r.image, "status": r.status, "matches": len(r.matches), "reason": r.reason,
+            "picture": r.picture}
+
+
+class PictureTask(PipelineTask):
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        super().on_failure(exc, task_id, args, kwargs, einfo)
+        # Out of retries (or an unexpected error): the picture stays stored, its reading says why.
+        key = args[0] if args else kwargs.get("key")
+        if not key:
+            return
+        try:
+            self.ctx.store.set_page_image_reading(key, {
+                "status": "failed", "reason": f"gave up after {self.request.retries} retries: "
+                                              f"{type(exc).__name__}: {exc}"})
+        except Exception as e:
+            log.warning("picture %s stays to read: could not record its failure (%s)", key, e)
+
+
+@shared_task(bind=True, base=PictureTask, name=READ_PICTURE)
+def read_picture(self: PipelineTask, key: str) -> dict[str, Any]:
+    """Read one page picture judged to hold text (tracker.pictures.read) within its bounds, store the
+    lines with their boxes, and match its page's pictures once none is left to read."""
+    from .pictures import read
+
+    r = read(self.ctx, key)
+    if r.status not in ("read", "missing"):
+        log.info("picture %s: %s%s", key, r.status, f" ({r.reason})" if r.reason else "")
+    return {"image": r.image, "status": r.status, "characters": r.characters, "reason": r.reason,
+            "matched": None if r.matched is None else r.matched.status,
+            "matches": 0 if r.matched is None else len(r.matched.matches)}
 
 
 @shared_task(bind=True, base=PipelineTask, name=REGISTER_CHAPTER)

@@ -146,7 +146,9 @@ def test_a_process_sees_images_another_process_registered(tmp_path, art):
         other.store.upsert_page_image(PageImage(key="https://x/1.jpg", url="https://x/1.jpg", site="x",
                                                 found_on="https://x/book", data=data))
         result = app.tasks["tracker.tasks.process_image"].apply_async(("https://x/1.jpg",)).get()
-        assert result == {"image": "https://x/1.jpg", "status": "done", "matches": 1, "reason": ""}
+        # A cover holds no rows of text: judged so (tracker.pictures), never read by OCR.
+        assert result == {"image": "https://x/1.jpg", "status": "done", "matches": 1, "reason": "",
+                          "picture": "no text"}
         m = worker.store.get_image_match("https://x/1.jpg", "山城旧事/front.png")
         assert m.found_on == "https://x/book" and m.distance <= 12
         other.close()

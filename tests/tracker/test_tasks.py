@@ -129,8 +129,8 @@ def test_create_celery_configuration(settings):
 def test_task_names_stay_those_deployments_route_and_schedule(settings):
     # Routing rules, beat entries and queued messages name the tasks; moving code must not rename them.
     app = create_celery(settings)
-    names = {"tracker.tasks.process_page", "tracker.tasks.process_image", "tracker.tasks.register_chapter",
-             "tracker.tasks.reindex", "tracker.tasks.daily", "tracker.tasks.followup",
+    names = {"tracker.tasks.process_page", "tracker.tasks.process_image", "tracker.tasks.read_picture",
+             "tracker.tasks.register_chapter", "tracker.tasks.reindex", "tracker.tasks.daily", "tracker.tasks.followup",
              "tracker.tasks.scheduled_crawls"}
     assert {n for n in app.tasks if n.startswith("tracker.")} == names
     assert set(app.conf.task_annotations) == names
