@@ -15,6 +15,7 @@ from tracker.wording import (copy_kind, copy_summary, is_translation, language_n
 
 from .catalog import Outline
 from .highlight import excerpt, segments, side_spans
+from .pictures import picture_evidence
 from .reports import page_row
 
 
@@ -70,8 +71,10 @@ def _pieces(text: str, spans: list[tuple[int, int]]) -> list[dict[str, Any]]:
     return [{"text": t, "copied": copied} for t, copied in segments(text, spans)]
 
 
-def match_evidence(store: Store, outline: Outline, page: str, chapter: str) -> dict[str, Any]:
-    """A stored match with both texts, the passages, scores and status history. Raises NotFound."""
+def match_evidence(store: Store, outline: Outline, page: str, chapter: str, *, embed: bool = False) -> dict[str, Any]:
+    """A stored match with both texts, the passages, scores and status history; for a chapter posted
+    as pictures, the pictures with their lines boxed (web.pictures; embed: as data: URIs, for the
+    report). Raises NotFound."""
     m = store.get_match(page, chapter)
     try:
         p = store.get_page(page)
@@ -99,6 +102,7 @@ def match_evidence(store: Store, outline: Outline, page: str, chapter: str) -> d
                                             "text": ch.text},
         "passages": passages(m.spans, page_text, original),
         "translation": translated,
+        "pictures": picture_evidence(store, p, list(m.spans), embed=embed),
         "page_segments": _pieces(page_text, side_spans(m.spans, "page")),
         "original_segments": _pieces(original, side_spans(m.spans, "original")) if original is not None else [],
     }

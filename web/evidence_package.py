@@ -20,6 +20,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from tracker.evidence.package import write_package
 from tracker.evidence.pdf import NO_FONT, PdfError, cjk_font_installed, html_to_pdf
 from tracker.evidence.warc import WarcError, read_warc
+from tracker.pictures import SUFFIX as PICTURES
+from tracker.pictures import is_picture_page, line_map
 from tracker.store import MatchRecord, NotFound, Store, StoreError, now
 
 from .catalog import Outline
@@ -119,6 +121,38 @@ def _notice(store: Store, outline: Outline, selection: Selection, sender: str, c
     return notice_text([], empty=why), 0
 
 
+def _picture_files(store: Store, key: str, n: int, warnings: list[str]) -> list[tuple[str, bytes]]:
+    """A chapter posted as pictures: each picture as it was served, and the text read from them
+    (pictures/NNN/text.txt: the page's picture text, then each line's picture, box and offsets)."""
+    try:
+        page = store.get_page(key)
+    except NotFound:
+        return []
+    if not is_picture_page(page):
+        return []
+    where = line_map(page)
+    out = []
+    names: dict[str, str] = {}
+    for k, picture in enumerate(dict.fromkeys(line["picture"] for line in where), 1):
+        try:
+            image = store.get_page_image(picture)
+        except (NotFound, StoreError) as err:
+            warnings.append(f"page {n}: picture {k} cannot be read: {err}")
+            continue
+        ext = {"image/png": ".png", "image/gif": ".gif", "image/webp": ".webp", "image/bmp": ".bmp"}.get(
+            image.media_type, ".jpg")
+        names[picture] = f"pictures/{n:03d}/{k:02d}-{image.sha256[:16]}{ext}"
+        out.append((names[picture], image.data))
+    lines = [f"# The text read from the pictures of {page.url or key} (OCR), then where each line was read.", "",
+             page.text, "", "# line\tpicture file\tpicture URL\tbox (left, top, right, bottom; pixels)\t"
+             "start-end in the text above"]
+    for i, line in enumerate(where, 1):
+        lines.append(f"{i}\t{names.get(line['picture'], '(not stored)')}\t{line['picture']}\t"
+                     f"{','.join(str(v) for v in line['box'])}\t{line['start']}-{line['end']}")
+    out.append((f"pictures/{n:03d}/text.txt", ("\n".join(lines) + "\n").encode("utf-8")))
+    return out
+
+
 def build_package(store: Store, outline: Outline, selection: Selection, out: IO[bytes], *, pdf: bool | None = True,
                   sender: str = "", contact: str = "", include_excerpts: bool = False,
                   include_how: str = "add --include-excerpts", created_at: datetime | None = None,
@@ -153,10 +187,11 @@ def build_package(store: Store, outline: Outline, selection: Selection, out: IO[
                     warnings.append(f"page {n}: its WARC file does not read back: {err}")
             files.append((name, data))
             entry["files"].append(f)
-        if not entry["files"]:
+        files.extend(_picture_files(store, key, n, warnings))
+        if not entry["files"] and not key.endswith(PICTURES):
             warnings.append(f"page {n} ({url}): no capture is kept")
         pages.append(entry)
-    evidence = [match_evidence(store, outline, m.page, m.chapter) for m in selection.matches]
+    evidence = [match_evidence(store, outline, m.page, m.chapter, embed=True) for m in selection.matches]
     template = _environment().get_template("evidence/report.html")
     context = {"title": selection.title, "created_at": created_at, "version": _version(), "pages": pages,
                "matches": evidence}

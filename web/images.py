@@ -106,6 +106,31 @@ def status() -> Any:
     return redirect(url_for("images.detail", image=image, original=original))
 
 
+@bp.route("/picture")
+def picture() -> Response:
+    """A crawled picture that holds text (a chapter posted as pictures), drawn anew as a PNG at most
+    web.pictures.PICTURE_WIDTH wide, for the match page's boxes to sit on."""
+    from .pictures import picture_png
+
+    key = text_arg("key")
+    if not key:
+        abort(400, "name the picture: key=...")
+    try:
+        data = store().get_page_image(key).data
+    except NotFound as e:
+        abort(404, str(e.args[0]) if e.args else "no such picture")
+    etag = "p" + hashlib.sha256(data).hexdigest()[:32]
+    if request.if_none_match.contains(etag):
+        return Response(status=304, headers={"ETag": f'"{etag}"'})
+    try:
+        png = picture_png(data)
+    except InputError as e:
+        abort(422, f"the stored picture cannot be shown: {e}")
+    return Response(png, mimetype="image/png", headers={
+        "ETag": f'"{etag}"', "Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'", "Content-Disposition": "inline"})
+
+
 @bp.route("/file/<kind>")
 def file(kind: str) -> Response:
     """A registered or found image, drawn anew as a PNG thumbnail."""

@@ -65,6 +65,8 @@ def index() -> str:
 @bp.route("/view")
 def detail() -> str:
     d = detail_data()
+    for p in d["pictures"]:  # a chapter posted as pictures: each drawn by the images blueprint
+        p["src"] = url_for("images.picture", key=p["key"])
     spans = d["match"]["spans"]
     return render_template("matches/detail.html", **d, statuses=MATCH_STATUSES, **sender_args(),
                            page_spans=side_spans(spans, "page"), original_spans=side_spans(spans, "original"))
