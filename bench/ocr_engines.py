@@ -50,14 +50,15 @@ SIMPLIFIED = ["hongloumeng", "xiyouji", "sanguoyanyi", "shuihuzhuan", "laocanyou
 
 def excerpts(corpus: Path, count: int, chars: int, seed: int) -> list[tuple[str, str]]:
     """(key, text) of `count` excerpts of about `chars` characters, each from a paragraph
-    start of a different chapter, chosen by `seed`."""
+    start of a different chapter, chosen by `seed`; excerpts holding the corpus's garbled
+    passages (runs of '?') are passed over."""
     chapters = [c for c in load_chapters(corpus, novels=SIMPLIFIED) if len(c.text) > chars * 2]
     if not chapters:
         raise BenchError("no chapter in the corpus is long enough for an excerpt; lower --chars")
     rng = random.Random(seed)
-    picked = rng.sample(chapters, min(count, len(chapters)))
+    rng.shuffle(chapters)
     out = []
-    for c in picked:
+    for c in chapters:
         paras = [p.strip() for p in c.text.split("\n") if p.strip()][1:]  # skip the heading
         start = rng.randrange(max(1, len(paras) - 3))
         text = ""
@@ -65,7 +66,11 @@ def excerpts(corpus: Path, count: int, chars: int, seed: int) -> list[tuple[str,
             text += p + "\n"
             if len(text) >= chars:
                 break
+        if "?" in text:  # a garbled (double-encoded) passage of the corpus (MANIFEST.md): no reference to read
+            continue
         out.append((c.key, text[: chars + 60].strip()))
+        if len(out) == count:
+            break
     return out
 
 

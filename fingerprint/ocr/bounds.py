@@ -11,7 +11,8 @@ time left. `Bounds` says how far a reading may go; `fingerprint.ocr.read` keeps 
   still 20-40 pixels high at 1280.
 - `tile_height` / `overlap`: pictures taller than `tile_height` (after scaling) are
   read in tiles of that height, each overlapping the next by `overlap` pixels; a text
-  line up to `overlap / 2` high is whole in some tile and is kept from that one only.
+  line up to `overlap` high is whole in some tile (fingerprint.ocr.read keeps whole
+  lines only, and one reading of a line read whole in two tiles).
 - `deadline`: seconds for the whole picture; checked before each tile, so a reading
   stops at most one tile's time past it and says it stopped.
 """
@@ -40,26 +41,20 @@ class Bounds:
             raise ParameterError("deadline must be a positive number of seconds, or None for no deadline")
 
 
-def tiles(height: int, bounds: Bounds) -> list[tuple[int, int, int, int]]:
-    """(top, bottom, keep_from, keep_to) of each tile over a picture `height` pixels high.
+def tiles(height: int, bounds: Bounds) -> list[tuple[int, int]]:
+    """(top, bottom) of each tile over a picture `height` pixels high; each tile overlaps
+    the next by `bounds.overlap` rows, so a line up to that high is whole in some tile.
 
-    A line is kept from the tile whose keep band [keep_from, keep_to) holds its vertical
-    centre; the bands cut each overlap in half, and together cover [0, height) once.
-
-    tiles(3000, Bounds(tile_height=1600, overlap=160))
-      -> [(0, 1600, 0, 1520), (1440, 3000, 1520, 3000)]
+    tiles(3000, Bounds(tile_height=1600, overlap=160)) -> [(0, 1600), (1440, 3000)]
     """
     if height <= bounds.tile_height:
-        return [(0, height, 0, height)]
+        return [(0, height)]
     step = bounds.tile_height - bounds.overlap
     out = []
-    top = keep_from = 0
+    top = 0
     while True:
         bottom = min(top + bounds.tile_height, height)
-        last = bottom >= height
-        keep_to = height if last else bottom - bounds.overlap // 2
-        out.append((top, bottom, keep_from, keep_to))
-        if last:
+        out.append((top, bottom))
+        if bottom >= height:
             return out
         top += step
-        keep_from = keep_to
