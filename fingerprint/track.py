@@ -21,7 +21,7 @@ from .models import Document, Match
 
 
 # Originals proposed by the translation channel alone that are aligned with a page, the best first.
-TRANSLATION_VERIFY = 5
+TRANSLATION_VERIFY = 8
 
 
 @dataclass
