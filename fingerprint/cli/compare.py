@@ -12,6 +12,8 @@ from ..image import (MAX_DISTANCE, MIN_COLOURS, SURE_DISTANCE, colour_agreement,
                      images_match)
 from .common import friendly_errors, quiet_option, show
 from ..sources import IMAGE_SUFFIXES
+from ..models import Document
+from ..pictures import PictureReader, fold_for_ocr, ocr_view, picture_posts
 from .inputs import load_one
 
 
@@ -37,21 +39,27 @@ def command(a, b, fmt, passages, quiet):
     contains (B carries at least 80% of A, and other text), part (at least
     25% of A), excerpt (less), different (not a copy). For two images
     (.jpg, .png, .gif, .webp, .bmp): the perceptual hashes' distance, the
-    colour maps' agreement, and whether B is a copy of A.
+    colour maps' agreement, and whether B is a copy of A. A text and a picture
+    of text (a screenshot of a chapter): the picture is read by OCR and its
+    text compared with the text; B may be a folder of pictures, or pictures
+    named like parts of one post (ch12-1.png, ch12-2.png), read in order as
+    one page.
 
     \b
     Example:
       simtool compare chapter1.txt reposted.html
       simtool compare chapter1.txt reposted.html --format json
+      simtool compare chapter1.txt screenshot.jpg
     """
-    if _is_image(a) or _is_image(b):
+    if _is_image(a) and _is_image(b):
         _compare_images(a, b, fmt)
         return
     config = EngineConfig()
-    da = load_one(a, what="A", quiet=quiet)
-    db = load_one(b, what="B", quiet=quiet)
-    pa = prepare(da.key, da.text, config)
-    pb = prepare(db.key, db.text, config)
+    da = _picture_page(a, "A", quiet) if _is_pictures(a) else load_one(a, what="A", quiet=quiet)
+    db = _picture_page(b, "B", quiet) if _is_pictures(b) else load_one(b, what="B", quiet=quiet)
+    ocr = db if db.meta.get("ocr") else da
+    pa = prepare(da.key, fold_for_ocr(ocr_view(da).text, ocr), config)
+    pb = prepare(db.key, fold_for_ocr(ocr_view(db).text, ocr), config)
     m = judge(pb, pa, config).match
     if fmt == "json":
         click.echo(json_text(m.to_record(), indent=2))
@@ -105,6 +113,29 @@ def _translation(m, a_text: str, b_text: str, a_lang: str, b_lang: str, passages
         click.echo(f"  ... {len(m.spans) - passages} more (--passages N, or --format json)")
 
 
+def _is_pictures(path: str) -> bool:
+    """A picture file, or a folder holding pictures and no text files."""
+    p = Path(path)
+    if p.is_dir():
+        files = [f for f in p.rglob("*") if f.is_file() and not f.name.startswith(".")]
+        return bool(files) and all(f.suffix.lower() in IMAGE_SUFFIXES for f in files)
+    return _is_image(path)
+
+
+def _picture_page(path: str, label: str, quiet: bool) -> Document:
+    """The picture(s) at `path` read by OCR as one page, or an error saying why they give no text."""
+    posts = picture_posts([path], join="all")
+    if not Path(path).exists():
+        raise InputError(f"no such file or directory: {path}; check the path")
+    got = PictureReader().read(posts[0])
+    if isinstance(got, str):
+        raise InputError(f"{label} ({path}): {got}; compare a picture that shows text, or two images")
+    if not quiet:
+        click.echo(f"{label}: {path} read by OCR ({got.meta['ocr']}): {got.meta['characters']} characters "
+                   f"in {got.meta['seconds']:.1f} s", err=True)
+    return got
+
+
 def _is_image(path: str) -> bool:
     p = Path(path)
     return p.suffix.lower() in IMAGE_SUFFIXES
@@ -112,8 +143,6 @@ def _is_image(path: str) -> bool:
 
 def _compare_images(a: str, b: str, fmt: str) -> None:
     """Two images: their perceptual hashes' distance, their colour maps' agreement, and whether B copies A."""
-    if not (_is_image(a) and _is_image(b)):
-        raise InputError("compare an image with an image (.jpg, .png, .gif, .webp, .bmp), a text with a text")
     prints = []
     for label, path in (("A", a), ("B", b)):
         try:

@@ -5,12 +5,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import click
+
 from ..book import book_chapters
 from ..errors import InputError
 from ..models import Document
+from ..pictures import PictureReader, picture_posts
 from ..plural import counted
 from ..sources import ReadReport, image_files, read_documents, without_images
-from .common import note
+from .common import note, progress
 
 
 def load(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False) -> list[Document]:
@@ -83,3 +86,43 @@ def split_book(path: str, docs: list[Document], *, quiet: bool) -> list[Document
     return [replace(doc, key=f"{doc.key}/{c.name}", text=c.text, meta={**doc.meta, "title": c.title,
                                                                        "chapter": c.number})
             for c in parts]
+
+
+join_pictures_option = click.option(
+    "--join-pictures", "join_pictures", flag_value="all", default="auto",
+    help="Read every picture given as one page, in the order given (a chapter posted as several "
+         "screenshots whose names do not say so). By default pictures named like parts of one post "
+         "(ch12-1.png, ch12-2.png; ch12(1).png...) are joined, other pictures are pages of their own.")
+separate_pictures_option = click.option(
+    "--separate-pictures", "join_pictures", flag_value="none",
+    help="Read every picture as a page of its own, even when names like ch12-1.png, ch12-2.png say parts of one post.")
+
+
+def load_pictures(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False, join: str = "auto",
+                  reader: PictureReader | None = None) -> tuple[list[Document], PictureReader]:
+    """The pictures among `inputs` that hold text, read by OCR into Documents (one per post,
+    fingerprint.pictures), with a progress bar; textless and unreadable ones are skipped with
+    their reason and summed up on stderr like skipped texts."""
+    posts = picture_posts(inputs, join=join)
+    reader = reader or PictureReader()
+    docs: list[Document] = []
+    report = ReadReport()
+    for post in progress(posts, quiet=quiet, desc="reading pictures", unit="post"):
+        got = reader.read(post)
+        if isinstance(got, str):
+            report.add_skip(post.shown, got)
+        else:
+            docs.append(got)
+            report.documents += 1
+    if posts:
+        pictures = sum(len(p.paths) for p in posts)
+        head = (f"{what}: {counted(pictures, 'picture')}: {counted(len(docs), 'page')} read by OCR "
+                f"({counted(reader.pictures_read, 'picture')}, {reader.seconds:.1f} s)")
+        if report.skipped:
+            kinds = ", ".join(f"{n} {kind}" for kind, n in report.by_reason().items())
+            head += f"; skipped {len(report.skipped)}: {kinds}" + ("" if verbose else " (see --verbose)")
+        note(head, quiet=quiet)
+        if verbose:
+            for line in report.details():
+                note(f"  {line}", quiet=quiet)
+    return docs, reader

@@ -10,7 +10,8 @@ from ..track import Tracker
 from .common import friendly_errors, note, progress, quiet_option, write_records
 from ..image import match_images
 from ..plural import counted
-from .inputs import load_with_images, split_book
+from ..pictures import folded_tracker, ocr_view
+from .inputs import join_pictures_option, load_pictures, load_with_images, separate_pictures_option, split_book
 
 COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_share",
            "simhash_distance", "minhash_jaccard", "pinyin", "spans"]
@@ -28,10 +29,13 @@ COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_sha
               help="Least number of copied characters (syllables) for any verdict of copy.")
 @click.option("--min-long-run", type=click.IntRange(1), default=EngineConfig.min_long_run, show_default=True,
               help="...or one copied passage at least this long (characters/syllables), whatever its share.")
+@join_pictures_option
+@separate_pictures_option
 @click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason, and every input with bad characters replaced.")
 @quiet_option
 @friendly_errors
-def command(originals, pages, fmt, min_containment, min_page_share, min_copied, min_long_run, verbose, quiet):
+def command(originals, pages, fmt, min_containment, min_page_share, min_copied, min_long_run, join_pictures, verbose,
+            quiet):
     """Find the pages that copy registered originals, with scores and evidence.
 
     ORIGINALS holds the registered texts: a folder with one chapter per file,
@@ -45,6 +49,11 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     illustrations): resized, re-compressed, cropped by a few percent,
     watermarked or re-coloured copies are found, other images are not
     (verdict "image", with the hashes' distance and the colour agreement).
+    A picture among the PAGES that holds text (a screenshot of a chapter) is
+    also read by OCR (RapidOCR, about 3 s a picture) and its text matched like
+    a page's; pictures named like parts of one post (ch12-1.png, ch12-2.png)
+    are read in order as one page (see --join-pictures); pictures with no text
+    are skipped and counted.
 
     One record per (page, original) pair judged a copy: similarity,
     containment (share of the original found in the page), page_share (share
@@ -55,6 +64,7 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     Example:
       simtool track samples/originals samples/pages --format table
       simtool track chapters.jsonl crawl/ --format jsonl > matches.jsonl
+      simtool track chapters/ screenshots/ --format table
     """
     t0 = time.perf_counter()
     config = EngineConfig(min_containment=min_containment, min_page_share=min_page_share, min_copied=min_copied,
@@ -65,10 +75,14 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     for doc in progress(original_docs, quiet=quiet, desc="indexing originals"):
         tracker.add(doc)
     page_docs, page_images = load_with_images(list(pages), what="pages", quiet=quiet, verbose=verbose)
+    picture_docs, _ = load_pictures(list(pages), what="pictures", quiet=quiet, verbose=verbose, join=join_pictures)
+    page_docs += picture_docs
+    ocr_tracker = folded_tracker(tracker, original_docs) if picture_docs else tracker
 
     def records():
         for page in progress(page_docs, quiet=quiet, desc="matching pages"):
-            for m in tracker.match(page):
+            matches = ocr_tracker.match(ocr_view(page)) if page.meta.get("ocr") else tracker.match(page)
+            for m in matches:
                 rec = m.to_record()
                 rec.update({k: rec["scores"][k] for k in ("simhash_distance", "minhash_jaccard", "pinyin")})
                 if fmt != "jsonl":
@@ -82,6 +96,10 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     columns = COLUMNS if fmt != "jsonl" else []
     n = write_records(records(), fmt, columns)
     s = tracker.stats
+    if ocr_tracker is not tracker:
+        s.pages += ocr_tracker.stats.pages
+        s.candidates += ocr_tracker.stats.candidates
+        s.empty += [k for k in ocr_tracker.stats.empty if k not in s.empty]
     empty = f", {len(s.empty)} empty after removing boilerplate" if s.empty else ""
     images = (f" (and {counted(len(original_images), 'original image')} and "
               f"{counted(len(page_images), 'page image')})") if original_images or page_images else ""
