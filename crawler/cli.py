@@ -11,6 +11,7 @@ from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.plural import counted
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name, job_for_urls
+from tracker.pictures import counts_sentence
 from tracker.schedule import site_schedule
 from tracker.store import NotFound, Site, now
 
@@ -21,6 +22,8 @@ SITE_COLUMNS = ["site", "start_urls", "recrawl", "schedule", "next_crawl", "last
                 "stored", "skipped", "failed", "matches"]
 SUMMARY_COLUMNS = ["site", "fetched", "chapters", "rendered", "stored", "unchanged", "not modified", "skipped",
                    "failed", "matched", "images fetched", "images matched"]
+#: Chapters posted as pictures: in the jsonl records when the crawl saw any (and as a sentence under the table).
+PICTURE_COUNTS = ("pictures seen", "pictures read", "characters recognised", "picture pages matched")
 
 # Rule mistakes, a busy job and a failing Redis become one line naming the cause and the fix.
 rules_errors = click_errors(RulesError, FrontierError)
@@ -184,12 +187,17 @@ def _report(result, fmt: str, quiet: bool) -> None:
     for name, entry in sorted(result.sites.items()):
         c = entry["counts"]
         rows.append({"site": name, **{k: c.get(k, 0) for k in SUMMARY_COLUMNS[1:]},
-                     "skipped_reasons": entry.get("skipped", {}), "failed_reasons": entry.get("failed", {})})
+                     "skipped_reasons": entry.get("skipped", {}), "failed_reasons": entry.get("failed", {}),
+                     **{k: c[k] for k in PICTURE_COUNTS if k in c}})
     if fmt == "jsonl":
         for r in rows:
             click.echo(json_text({**r, "job": result.job, "outcome": result.outcome}))
     else:
         write_records(rows, "table", SUMMARY_COLUMNS)
+        for name, entry in sorted(result.sites.items()):  # chapters posted as pictures (tracker.pictures)
+            said = counts_sentence(entry["counts"], entry.get("skipped", {}), entry.get("failed", {}))
+            if said:
+                show(f"  {name}: {said}")
         for r in rows:
             for kind in ("skipped", "failed"):
                 for reason, n in sorted(r[f"{kind}_reasons"].items(), key=lambda kv: -kv[1]):

@@ -13,6 +13,8 @@ PREFIX = "site/"
 #: Images (crawled beside the pages, counted apart): their reasons go to the run's skipped and failed
 #: with an "image: " prefix, so that a page's reasons still add up to the page counts.
 IMAGE_REASONS = {"images skipped": "skipped", "images failed": "failed"}
+#: Pictures read for their text (tracker.pictures) likewise, with a "picture: " prefix.
+PICTURE_REASONS = {"pictures skipped": "skipped", "pictures failed": "failed"}
 
 
 def count(stats: Any, site: str, what: str, reason: str = "", n: int = 1) -> None:
@@ -37,6 +39,8 @@ def by_site(values: Mapping[str, Any]) -> dict[str, dict[str, dict[str, int]]]:
             reason = reason.replace("∕", "/")
             if what in IMAGE_REASONS:  # kept beside the pages' reasons, told apart by their prefix
                 what, reason = IMAGE_REASONS[what], f"image: {reason}"
+            elif what in PICTURE_REASONS:
+                what, reason = PICTURE_REASONS[what], f"picture: {reason}"
             entry.setdefault(what, {})[reason] = value
         else:
             entry["counts"][what] = value

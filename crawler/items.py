@@ -34,6 +34,7 @@ class ImageItem:
     fetched_at: datetime = field(default_factory=now)
     etag: str = ""
     last_modified: str = ""
+    position: int = 0  # its place among the images of the page that shows it (a chapter over pictures)
 
 
 @dataclass

@@ -276,7 +276,8 @@ def counts_sentence(counts: dict[str, int], skipped: dict[str, int], failed: dic
     """A crawl's pictures in one sentence, from its counts and the "picture: " reasons of its skipped
     (and failed); "" when it saw none.
 
-    -> "3 pictures seen: 2 read by OCR (1,204 characters recognised); 1 skipped (1 no text)"."""
+    -> "3 pictures seen: 2 read by OCR (1,204 characters recognised); 1 skipped (1 no text);
+        1 page matched on the text of its pictures"."""
     from fingerprint.plural import counted
 
     seen = int(counts.get("pictures seen", 0))
@@ -292,16 +293,41 @@ def counts_sentence(counts: dict[str, int], skipped: dict[str, int], failed: dic
     bad = {r.removeprefix("picture: "): n for r, n in (failed or {}).items() if r.startswith("picture: ")}
     if bad:
         parts.append(f"{sum(bad.values())} failed (" + ", ".join(f"{n} {r}" for r, n in sorted(bad.items())) + ")")
+    matched = int(counts.get("picture pages matched", 0))
+    if matched:
+        parts.append(f"{counted(matched, 'page')} matched on the text of {'its' if matched == 1 else 'their'} "
+                     "pictures")
     return f"{counted(seen, 'picture')} seen: " + "; ".join(parts)
 
 
-def site_readings(ctx: Context, site: str) -> dict[str, int]:
+def site_readings(store: Any, site: str) -> dict[str, int]:
     """How the pictures found on `site` stand now, by reading status (what the workers did after the
-    crawl), with "characters" recognised in all of them."""
+    crawl, with a broker), with "characters" recognised in all of them."""
     out: dict[str, int] = {}
-    for image in ctx.store.page_images(site=site):
+    for image in store.page_images(site=site):
         status = image.reading.get("status")
         if status:
             out[status] = out.get(status, 0) + 1
             out["characters"] = out.get("characters", 0) + int(image.reading.get("characters", 0))
     return out
+
+
+def readings_sentence(readings: dict[str, int]) -> str:
+    """site_readings in one sentence; "" when no picture was judged.
+
+    -> "2 pictures read (778 characters recognised), 1 with no text, 1 waiting to be read"."""
+    from fingerprint.plural import counted
+
+    n = sum(v for k, v in readings.items() if k != "characters")
+    if not n:
+        return ""
+    parts = []
+    if readings.get(READ):
+        parts.append(f"{counted(readings[READ], 'picture')} read ({counted(readings.get('characters', 0), 'character', sep=',')}"
+                     " recognised)")
+    for status, words in ((NO_TEXT, "with no text"), (TOO_LARGE, "too large to read"),
+                          (UNDECODABLE, "that cannot be decoded"), (DEADLINE, "stopped by the deadline"),
+                          (FAILED, "whose reading failed"), (TO_READ, "waiting to be read")):
+        if readings.get(status):
+            parts.append(f"{readings[status]} {words}")
+    return ", ".join(parts)

@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from tracker import notify
+from tracker.pictures import counts_sentence, readings_sentence, site_readings
 from tracker.store import ACTIVE_STATUSES, PAGE_STATUSES, CrawlRun, MatchRecord, NotFound, Page, Store
 from tracker.store.totals import best_kind, describe, kind_counts
 
@@ -88,6 +89,7 @@ def run_row(r: CrawlRun) -> dict[str, Any]:
     for k in ("fetched", "stored", "unchanged", "skipped", "failed", "matched"):
         row[k] = r.counts.get(k, 0)
     row["not_modified"] = r.counts.get("not modified", 0)  # 304s: pages the server said are unchanged
+    row["pictures"] = counts_sentence(r.counts, r.skipped, r.failed)  # chapters posted as pictures, in words
     return row
 
 
@@ -297,6 +299,8 @@ class Reports:
             w["chapters"] = total
             w.update(kind_fields(kind_counts(w.pop("kinds")), total))
         crawl = [run_row(r) for r in self.store.crawl_runs(site=name, limit=runs)]
+        pictures = {"last_crawl": next((r["pictures"] for r in crawl if r["pictures"]), ""),
+                    "now": readings_sentence(site_readings(self.store, name))}
         if config is None and not any(pages.values()) and not works and not crawl:
             raise NotFound(f"no site named {name!r} in the configuration, pages or matches")
         paging.total = pages["failed"]
@@ -314,6 +318,7 @@ class Reports:
             "chapters_total": len(chapters),
             "crawls": crawl,
             "crawl_totals": self._crawl_totals(crawl),
+            "pictures": pictures,
             "failures": [page_row(p) for p in failures],
             "paging": paging.to_json(),
         }

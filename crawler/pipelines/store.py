@@ -148,7 +148,7 @@ class StorePipeline:
         key = page_image_key(item.url, item.data)
         image = PageImage(key=key, url=item.url if key == item.url else "", site=item.site, found_on=item.found_on,
                           data=item.data, media_type=item.media_type, fetched_at=item.fetched_at, etag=item.etag,
-                          last_modified=item.last_modified)
+                          last_modified=item.last_modified, position=item.position)
         try:
             stored, changed = self.ctx.store.upsert_page_image(image)
         except Exception as e:  # kept out of the page counts; the next crawl fetches it again
@@ -193,15 +193,51 @@ class StorePipeline:
             self.ctx.close()
 
     def _process_images_here(self) -> None:
+        """Match the stored images now, and read the pictures that hold text (embedded mode); with a
+        broker, tracker.tasks.process_image sends each such picture a read_picture task instead."""
         from tracker.images import process_image
 
+        to_read = []
         for key, site in self.images:
             r = process_image(self.ctx, key)
             if r.status == "failed":
                 count(self.stats, site, "images processing failed", r.reason)
             elif r.matches:
                 count(self.stats, site, "images matched")
+            if r.picture:
+                count(self.stats, site, "pictures seen")
+            if r.picture == "to read":
+                to_read.append((key, site))
+            elif r.picture:
+                count(self.stats, site, "pictures skipped", r.picture)
         self.images.clear()
+        self._read_pictures(to_read)
+
+    def _read_pictures(self, to_read: list[tuple[str, str]]) -> None:
+        """OCR the pictures judged to hold text; each page's pictures are matched as one text once its
+        last picture is read. Counted: read, characters recognised, skipped (deadline, too large,
+        undecodable) and failed, each with its reason."""
+        from tracker.pictures import READ, SKIPS, read
+
+        if to_read:
+            log.info("reading %d pictures that hold text (OCR)", len(to_read))
+        for key, site in to_read:
+            try:
+                r = read(self.ctx, key)
+            except Exception as e:  # the picture stays stored, to read; the crawl's other results stand
+                count(self.stats, site, "pictures failed", f"reading failed: {type(e).__name__}")
+                log.exception("cannot read the picture %s", key[:200])
+                continue
+            if r.characters:
+                count(self.stats, site, "characters recognised", n=r.characters)
+            if r.status == READ:
+                count(self.stats, site, "pictures read")
+            elif r.status in SKIPS:
+                count(self.stats, site, "pictures skipped", r.status)
+            elif r.status != "missing":
+                count(self.stats, site, "pictures failed", r.reason or r.status)
+            if r.matched is not None and r.matched.matches:
+                count(self.stats, site, "picture pages matched")
 
     def _send(self) -> None:
         from tracker.queue import dispatch_pages

@@ -76,6 +76,8 @@ JOINED_TO_FIRST = "later part of a split chapter (joined to its first part)"
 # Keys of spider.state, which Scrapy keeps in the job folder across a pause (SpiderState).
 LONE, JOINED = "lone_parts", "joined_parts"
 IMAGE_OF = "fpt_image_of"  # request meta: the page that shows the image requested
+IMAGE_AT = "fpt_image_at"  # request meta: the image's place among the page's images (page order)
+CHAPTER_LINK = "fpt_chapter_link"  # request meta: a catalogue linked the page as a chapter
 MAX_IMAGE_BYTES = 8 * 2**20  # as tracker.images.MAX_IMAGE_BYTES: larger images are not fetched
 MAX_IMAGES_PER_SITE = 2000  # images requested per site and crawl (covers repeat on every page of a book)
 # The rules that decide a page's text: a change to one of them makes stored validators void.
@@ -157,10 +159,10 @@ class NovelSpider(scrapy.Spider):
     def _follow(self, response: Response, site: SiteRules, ex: Extracted) -> Iterator[Request]:
         # The next part of a split chapter is fetched by the chain that joins it, not as a page of its own.
         skip = {normalize_url(ex.next_part)} if ex.next_part and ex.kind == "chapter" else set()
-        yield from self._links(response, site, ex.links, skip)
+        yield from self._links(response, site, ex.links, skip, chapters=set(ex.chapter_links))
 
     def _links(self, response: Response, site: SiteRules, links: Iterable[str], skip: set[str] = frozenset(),
-               ) -> Iterator[Request]:
+               chapters: set[str] = frozenset()) -> Iterator[Request]:
         """Requests for the links of a page (or a sitemap's URLs), each one refused counted with why."""
         links = list(links)
         if not links:
@@ -197,7 +199,8 @@ class NovelSpider(scrapy.Spider):
             if reason:
                 count(self.crawler.stats, site.name, "links not followed", reason)
                 continue
-            yield self._request(url, site)
+            # A chapter link's page may be a chapter posted as pictures, with no text to tell it by.
+            yield self._request(url, site, **({CHAPTER_LINK: True} if link in chapters else {}))
 
     def _fetched(self, site: SiteRules) -> int:
         return int(self.crawler.stats.get_value(f"site/{site.name.replace('/', '∕')}/fetched", 0))
@@ -360,10 +363,12 @@ class NovelSpider(scrapy.Spider):
         any host: covers live on image servers; an inline data: image is read from the page itself).
         A book page is a catalogue, or a page that links to chapters. Counted apart from the pages
         ("images ...")."""
-        if not site.images or not ex.images or not (ex.kind in ("chapter", "catalogue") or ex.chapter_links):
+        if not site.images or not ex.images or not (ex.kind in ("chapter", "catalogue") or ex.chapter_links
+                                                    or response.meta.get(CHAPTER_LINK)
+                                                    or site.is_chapter_url(response.url)):
             return
         asked = self._images.setdefault(site.name, set())
-        for url in ex.images:
+        for position, url in enumerate(ex.images):
             if url in asked:
                 continue
             if len(asked) >= MAX_IMAGES_PER_SITE:
@@ -371,16 +376,16 @@ class NovelSpider(scrapy.Spider):
                 return
             asked.add(url)
             if url.startswith("data:"):
-                yield from self._inline_image(url, site, response.url)
+                yield from self._inline_image(url, site, response.url, position)
                 continue
-            meta = {SITE: site.name, IMAGE_OF: response.url, IMAGE: True, "download_maxsize": MAX_IMAGE_BYTES,
+            meta = {SITE: site.name, IMAGE_OF: response.url, IMAGE_AT: position, IMAGE: True, "download_maxsize": MAX_IMAGE_BYTES,
                     "allow_offsite": True, "handle_httpstatus_list": [304]}
             if not site.obey_robots:
                 meta["dont_obey_robotstxt"] = True
             # Below the pages: the text is what a crawl is for, an image can wait for a free slot.
             yield Request(url, callback=self.parse_image, errback=self.image_failed, meta=meta, priority=-10)
 
-    def _inline_image(self, url: str, site: SiteRules, found_on: str) -> Iterator[ImageItem]:
+    def _inline_image(self, url: str, site: SiteRules, found_on: str, position: int = 0) -> Iterator[ImageItem]:
         import base64
         import binascii
 
@@ -394,7 +399,7 @@ class NovelSpider(scrapy.Spider):
         if not kind:
             count(self.crawler.stats, site.name, "images skipped", "not an image (inline data)")
             return
-        yield ImageItem(url=url, site=site.name, found_on=found_on, data=data, media_type=kind)
+        yield ImageItem(url=url, site=site.name, found_on=found_on, data=data, media_type=kind, position=position)
 
     def parse_image(self, response: Response, **_: Any) -> Iterator[Any]:
         site = self._site(response.meta)
@@ -410,7 +415,7 @@ class NovelSpider(scrapy.Spider):
             return
         yield ImageItem(url=response.url, site=site.name, found_on=response.meta[IMAGE_OF], data=response.body,
                         media_type=kind, etag=_header(response, b"ETag"),
-                        last_modified=_header(response, b"Last-Modified"))
+                        last_modified=_header(response, b"Last-Modified"), position=response.meta.get(IMAGE_AT, 0))
 
     def image_failed(self, failure) -> None:
         request = failure.request

@@ -19,6 +19,8 @@ structures are the common ones (written here, no real page copied):
                 one that is gone; chapters with a lazy-loaded copy of the illustration (the
                 real address in data-original) and the cover again in the sidebar, one with
                 the cover inline as a data: URI (see COVER_ART)
+    pictures    a chapter posted as two pictures (the second lazy-loaded) with a photo between
+                them, on a page with no chapter text (see chapter_pictures)
 
 `LayoutSite` serves one layout: every 200 page carries an ETag and a Last-Modified, a
 request whose If-None-Match or If-Modified-Since matches gets 304 and no body, and every
@@ -299,8 +301,59 @@ def covers(chapters: Sequence[tuple[str, str]]) -> dict[str, Page]:
     return pages
 
 
+_PICTURES: dict[str, bytes] = {}
+
+
+def chapter_pictures(text: str) -> dict[str, bytes]:
+    """`text` drawn as a reading app's screenshots ("1.jpg", "2.jpg": dark theme, a site's watermark,
+    a status bar) and a photo-like picture ("photo.jpg"), by bench/pictures/render.py; made once."""
+    if not _PICTURES:
+        import io
+
+        from bench.pictures.render import Style, available_fonts, render_chapter, render_textless
+
+        def jpeg(image) -> bytes:
+            out = io.BytesIO()
+            image.convert("RGB").save(out, "JPEG", quality=85)
+            return out.getvalue()
+
+        drawn = render_chapter(text, seed=5, style=Style(font=available_fonts()[0], pages=2, theme="dark",
+                                                         watermark="图文小说网 www.layout-fake.test"))
+        _PICTURES.update({f"{k}.jpg": jpeg(p.image) for k, p in enumerate(drawn, 1)})
+        _PICTURES["photo.jpg"] = jpeg(render_textless("noise", 3, (800, 600)).image)
+    return _PICTURES
+
+
+def pictures(chapters: Sequence[tuple[str, str]]) -> dict[str, Page]:
+    """A book whose second chapter is posted as two pictures (no text on its page but a line asking
+    to wait for them) with a photo between them; the other chapters as text."""
+    pages: dict[str, Page] = {}
+    n = len(chapters)
+    url = lambda i: f"/p/9/{i + 1}.html" if 0 <= i < n else "/p/9/"  # noqa: E731
+    items = "".join(f"<li><a href='{url(i)}'>{esc(t)}</a></li>" for i, (t, _) in enumerate(chapters))
+    pages["/p/9/"] = Page(doc("山城旧事", f"<h1>山城旧事</h1><ul class='chapters'>{items}</ul>"), kind="catalogue")
+    drawn = chapter_pictures(chapters[1][1]) if n > 1 else {}
+    for i, (title, text) in enumerate(chapters):
+        if i == 1:
+            shown = ("<div id='content'><p>本章为图片章节，请耐心等待图片加载。</p>"
+                     "<img src='{IMGROOT}/pic/9/2-1.jpg' alt=''><img src='{IMGROOT}/pic/9/photo.jpg' alt=''>"
+                     "<img data-original='{IMGROOT}/pic/9/2-2.jpg' src='data:image/gif;base64,R0lGODlhAQABAAAAACw='>"
+                     "</div>")
+            kind = "pictures"
+        else:
+            shown, kind = p_block(".read-content", lines_of(text)), "chapter"
+        body = f"<div class='bookname'><h1>{esc(title)}</h1></div>{shown}<a href='{url(i + 1)}'>下一章</a>"
+        pages[url(i)] = Page(doc(title, body), kind=kind, copies=i, text=text)
+    for name, path in (("1.jpg", "/pic/9/2-1.jpg"), ("2.jpg", "/pic/9/2-2.jpg"), ("photo.jpg", "/pic/9/photo.jpg")):
+        if name in drawn:
+            pages[path] = Page(drawn[name], content_type="image/jpeg", kind="image")
+    pages["/"] = Page(doc("布局小说网", "<a href='/p/9/'>山城旧事</a>"), kind="home")
+    return pages
+
+
 LAYOUTS: dict[str, Callable[[Sequence[tuple[str, str]]], dict[str, Page]]] = {
     "biquge": biquge, "qidian": qidian, "wap": wap, "sitemap": sitemap, "split": split, "covers": covers,
+    "pictures": pictures,
 }
 
 

@@ -129,4 +129,6 @@ def test_counts_in_a_sentence():
     skipped = {"picture: no text": 1, "picture: too large": 1, "image: not an image (text/html)": 3}
     assert counts_sentence(counts, skipped) == (
         "4 pictures seen: 2 read by OCR (1,204 characters recognised); 2 skipped (1 no text, 1 too large)")
+    assert counts_sentence({**counts, "picture pages matched": 1}, {}).endswith(
+        "; 1 page matched on the text of its pictures")
     assert counts_sentence({}, {}) == ""

@@ -97,3 +97,25 @@ def test_the_evidence_package_keeps_the_pictures_as_served_and_the_text_read(sto
     assert text in read and f"{PICTURES[0]}\t30,40,560,88\t0-20" in read
     assert report.count("<figure class=\"picture\"") == 2 and "data:image/png;base64," in report
     assert 'class="copied"' in report
+
+
+def test_the_site_page_says_what_became_of_its_pictures(admin, store):
+    from datetime import timedelta
+
+    from tracker.store import CrawlRun
+
+    add_picture_copy(store)
+    store.upsert_page_image(PageImage(key="https://img.pics.example/photo.jpg", url="https://img.pics.example/photo.jpg",
+                                      site="pics", found_on=SHOWN_ON, data=_png(80, 60), media_type="image/png",
+                                      fetched_at=T0, position=2))
+    store.set_page_image_reading("https://img.pics.example/photo.jpg", {"status": "no text"})
+    store.add_crawl_run(CrawlRun(site="pics", started_at=T0, finished_at=T0 + timedelta(minutes=1), outcome="finished",
+                                 counts={"fetched": 3, "skipped": 1, "pictures seen": 3, "pictures read": 2,
+                                         "characters recognised": 1204, "picture pages matched": 1},
+                                 skipped={"no chapter text on the page": 1, "picture: no text": 1}, job="pics"))
+    r = admin.get("/sites/view", query_string={"name": "pics"})
+    assert r.status_code == 200
+    said = " ".join(lxml_html.fromstring(r.data).cssselect("#site-pictures")[0].text_content().split())
+    assert ("The latest crawl that found pictures: 3 pictures seen: 2 read by OCR (1,204 characters recognised); "
+            "1 skipped (1 no text); 1 page matched on the text of its pictures.") in said
+    assert "now: 2 pictures read (80 characters recognised), 1 with no text." in said
