@@ -29,8 +29,10 @@ from tracker.store import now
 log = logging.getLogger(__name__)
 
 KEEP_BYTES = 64 * 1024 * 1024  # bodies held at most, all responses together (at least 4 x the evidence limit)
-# Responses no page is made of: the spider's callbacks for these never yield a PageItem.
-_NOT_PAGES = frozenset({"parse_image", "parse_robots", "parse_sitemap"})
+# Responses no page is made of: the spider's callbacks for these never yield a PageItem. (An image
+# is held too: a picture that holds text is evidence of a chapter posted as pictures; the store
+# pipeline takes it out at once, kept or not: crawler.pipelines.store.)
+_NOT_PAGES = frozenset({"parse_robots", "parse_sitemap"})
 
 
 @dataclass
@@ -135,6 +137,14 @@ class Captures:
         while self.size > self.keep_bytes and len(self.held) > 1:
             _, old = self.held.popitem(last=False)
             self.size -= old.size
+
+    def take(self, url: str) -> Captured | None:
+        """The WARC of one URL's exchange (an image's), no longer held afterwards; None when not held."""
+        entry = self.held.pop(url, None)
+        if entry is None:
+            return None
+        self.size -= entry.size
+        return entry.files(url, self.max_bytes)[0]
 
     def files(self, urls: list[str]) -> tuple[Captured | None, list[tuple[str, bytes]], list[str]]:
         """For a page made of these URLs (its parts, in order): one WARC of them all, the

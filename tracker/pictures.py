@@ -108,6 +108,19 @@ def _open(data: bytes):
     return image
 
 
+def holds_text(data: bytes) -> bool:
+    """Whether a picture's bytes hold rows of text (textness, within the pixel bound); False for one
+    that cannot be read. What the crawler asks before keeping a picture's exchange as evidence."""
+    from fingerprint.ocr.textness import textness
+
+    try:
+        picture = _open(data)
+        picture.load()
+        return textness(picture).has_text
+    except (InputError, OSError, ValueError):
+        return False
+
+
 def judge(ctx: Context, image: PageImage) -> str:
     """Decide whether `image` (with its bytes) is worth reading, record the verdict as its reading,
     and return its status: TO_READ, or the reason it is skipped."""

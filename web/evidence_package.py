@@ -20,7 +20,6 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from tracker.evidence.package import write_package
 from tracker.evidence.pdf import NO_FONT, PdfError, cjk_font_installed, html_to_pdf
 from tracker.evidence.warc import WarcError, read_warc
-from tracker.pictures import SUFFIX as PICTURES
 from tracker.pictures import is_picture_page, line_map
 from tracker.store import MatchRecord, NotFound, Store, StoreError, now
 
@@ -188,7 +187,7 @@ def build_package(store: Store, outline: Outline, selection: Selection, out: IO[
             files.append((name, data))
             entry["files"].append(f)
         files.extend(_picture_files(store, key, n, warnings))
-        if not entry["files"] and not key.endswith(PICTURES):
+        if not entry["files"]:
             warnings.append(f"page {n} ({url}): no capture is kept")
         pages.append(entry)
     evidence = [match_evidence(store, outline, m.page, m.chapter, embed=True) for m in selection.matches]

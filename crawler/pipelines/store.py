@@ -155,6 +155,7 @@ class StorePipeline:
             count(self.stats, item.site, "images failed", f"the store refused it: {type(e).__name__}")
             log.error("cannot store the image %s: %s", key[:200], e)
             raise DropItem(f"cannot store the image: {e}") from e
+        self._keep_picture_evidence(item, key, changed)
         if changed or stored.status == "queued":
             count(self.stats, item.site, "images stored")
             self.images.append((stored.key, item.site))
@@ -163,6 +164,23 @@ class StorePipeline:
         else:
             count(self.stats, item.site, "images unchanged")
         return item
+
+    def _keep_picture_evidence(self, item: ImageItem, key: str, changed: bool) -> None:
+        """A new picture that holds text (a chapter posted as pictures): its HTTP exchange kept as a WARC,
+        the evidence of the page its pictures make (`<page>#pictures`, tracker.pictures). Other images'
+        exchanges are let go. Evidence that fails is counted; the image is stored all the same."""
+        from tracker.pictures import SUFFIX, holds_text
+
+        warc = self.captures.take(item.url)
+        if warc is None or not changed or not holds_text(item.data):
+            return
+        try:
+            self.ctx.store.put_evidence(Evidence(page=(item.found_on or key) + SUFFIX, kind="warc", data=warc.data,
+                                                 url=warc.url, fetched_at=warc.fetched_at, truncated=warc.truncated))
+            count(self.stats, item.site, "picture evidence kept")
+        except Exception as e:  # the image is stored: evidence that fails is said, never a lost image
+            count(self.stats, item.site, "evidence failed", type(e).__name__)
+            log.error("cannot keep the evidence of the picture %s: %s", key[:200], e)
 
     def _supersede(self, item) -> None:
         """A later part stored on its own by an earlier crawl (no chain reached it then) is now

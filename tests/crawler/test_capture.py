@@ -37,12 +37,16 @@ def test_the_parts_of_a_chapter_make_one_warc_in_order():
     assert again.data == c.files(["http://127.0.0.1/c/1_1.html"])[0].data
 
 
-def test_images_and_not_modified_responses_are_not_held():
+def test_not_modified_responses_are_not_held_an_image_until_taken():
     c = Captures(max_bytes=10_000)
-    c.on_response(*exchange("http://127.0.0.1/img/1.png", b"\x89PNG", callback=parse_image))
     response, request = exchange("http://127.0.0.1/c/1.html", b"")
     c.on_response(response.replace(status=304), request)
     assert not c.held
+    # An image is held until the store pipeline takes it (its WARC kept when it holds text).
+    c.on_response(*exchange("http://127.0.0.1/img/1.png", b"\x89PNG", callback=parse_image))
+    warc = c.take("http://127.0.0.1/img/1.png")
+    assert [r.type for r in read_warc(warc.data)] == ["request", "response"]
+    assert not c.held and c.size == 0 and c.take("http://127.0.0.1/img/1.png") is None
 
 
 def test_the_oldest_responses_go_when_the_budget_is_spent():

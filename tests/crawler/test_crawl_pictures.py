@@ -9,6 +9,7 @@ import pytest
 
 import fptrack_samples
 from tracker.context import Context
+from tracker.evidence.warc import read_warc
 from tracker.pictures import SUFFIX, line_map
 from web.catalog import ChapterCatalog
 from web.demo_site import chapters_from_folder
@@ -61,6 +62,15 @@ def test_a_chapter_posted_as_pictures_is_read_matched_counted_and_boxed(register
         assert page.url == shown_on and page.site == run.site
         pictures = [w["picture"] for w in line_map(page)]
         assert pictures[0].endswith("/2-1.jpg") and pictures[-1].endswith("/2-2.jpg")
+        # Each picture's HTTP exchange is kept as a WARC, the evidence of the page its pictures make;
+        # the photo's is not.
+        kept = ctx.store.evidence(copy.page)
+        assert sorted(e.url.rsplit("/", 1)[1] for e in kept) == ["2-1.jpg", "2-2.jpg"]
+        assert all(e.kind == "warc" for e in kept) and c["picture evidence kept"] == 2
+        served = ctx.store.get_page_image(site.image_url + "/pic/9/2-1.jpg").data
+        response = next(r for e in kept for r in read_warc(ctx.store.evidence_data(copy.page, e.sha256))
+                        if r.type == "response" and r.url.endswith("/2-1.jpg"))
+        assert served in response.payload
         # The match's evidence: both pictures, most of their lines boxed as copied.
         evidence = match_evidence(ctx.store, ChapterCatalog().outline(ctx.store), copy.page, copy.chapter)
         shown = evidence["pictures"]
