@@ -81,7 +81,8 @@ def _run(originals: list[Document], pages: list[tuple[str, str | None, Document]
         wrong += [f"{page.key} ({kind}) -> {m.original}: {m.verdict}, {m.scores.get('aligned_sentences')} of "
                   f"{m.scores.get('chapter_sentences')} sentences, score {m.scores.get('alignment_score')}"
                   for m in matches if m.original != truth]
-    return {"found": found, "false": false, "seconds": time.perf_counter() - t, "pages": len(pages), "wrong": wrong}
+    return {"found": found, "false": false, "seconds": time.perf_counter() - t, "pages": len(pages), "wrong": wrong,
+            "verified": tr.stats.candidates}
 
 
 def _rate(xs: list[int]) -> str:
@@ -199,7 +200,9 @@ def main() -> int:
           f"page with its original (its sentences included) {align_ms:.1f} ms.")
     print(f"- Matching, all channels: {1000 * rows['all channels']['seconds'] / rows['all channels']['pages']:.1f} ms "
           f"per page; same-language channels: "
-          f"{1000 * rows['same-language channels']['seconds'] / rows['same-language channels']['pages']:.1f} ms.")
+          f"{1000 * rows['same-language channels']['seconds'] / rows['same-language channels']['pages']:.1f} ms; "
+          f"originals verified per page, all channels: "
+          f"{rows['all channels']['verified'] / rows['all channels']['pages']:.1f}.")
     print(f"- Dictionary: loaded in {load_s:.2f} s, +{rss_mb:.0f} MB resident.")
     for line in rows["all channels"]["wrong"] + rows_rev["all channels"]["wrong"]:
         print(f"- wrong match: {line}")

@@ -20,8 +20,11 @@ from .index import CandidateIndex, IndexParams, MemoryIndex, index_keys
 from .models import Document, Match
 
 
-# Originals proposed by the translation channel alone that are aligned with a page, the best first.
+# Originals proposed by the translation channel alone that are aligned with a page: at most this
+# many, the best first, and only those scoring at least TRANSLATION_WITHIN of the best (a whole
+# translation stands out and is aligned alone; a passage inside other text has close rivals).
 TRANSLATION_VERIFY = 8
+TRANSLATION_WITHIN = 0.85
 
 
 @dataclass
@@ -82,7 +85,9 @@ class Tracker:
             o = self.originals.get(d)
             if o is not None and o.language in ("zh", "en") and o.language != page.language:
                 scored.append((-score(page.doc_vector, o.doc_vector), d))
-        keep = {d for _, d in sorted(scored)[:TRANSLATION_VERIFY]}
+        scored.sort()
+        best = -scored[0][0] if scored else 0.0
+        keep = {d for s, d in scored[:TRANSLATION_VERIFY] if -s >= TRANSLATION_WITHIN * best}
         return {d: ch for d, ch in cands.items() if ch != {"translation"} or d in keep}
 
     def match(self, page: Document | Prepared) -> list[Match]:
