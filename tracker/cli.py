@@ -223,8 +223,7 @@ def process(limit, quiet):
     Example:
       fptrack process --limit 1000
     """
-    from .images import process_queued_images
-    from .pipeline import process_queued
+    from .pipeline import process_queued, process_queued_images
 
     ctx = open_context()
     t0 = time.perf_counter()
@@ -236,7 +235,10 @@ def process(limit, quiet):
     images = process_queued_images(ctx, limit=limit)
     if images["done"] or images["failed"]:
         click.echo(f"{counted(images['done'], 'image')} done, {images['failed']} failed, "
-                   f"{counted(images['matches'], 'image match')}")
+                   f"{counted(images['matches'], 'image match')}"
+                   + (f", {counted(images['pictures read'], 'picture')} read by OCR, "
+                      f"{counted(images['picture matches'], 'match', 'matches')} in their text"
+                      if images["pictures read"] else ""))
 
 
 @main.command(context_settings={"ignore_unknown_options": True})

@@ -116,18 +116,19 @@ class ProcessedImage:
     matches: list[ImageMatch] = field(default_factory=list)
     reason: str = ""
     picture: str = ""  # tracker.pictures' verdict: "to read" (a read_picture task follows), or why not
+    # A picture skipped may have been the last of its page's pictures waiting: the page the others'
+    # text makes, for the caller to match (tracker.pipeline.process_picture_page).
+    picture_page: str | None = None
 
 
-def judge_picture(ctx: Context, img) -> str:
-    """Whether the picture holds text to read (tracker.pictures.judge); a verdict that cannot be stored
-    raises as every store error does (the task retries). A picture skipped may have been the last of
-    its page's pictures waiting: the others' text is matched then."""
-    from .pictures import TO_READ, judge, match_pictures, page_of
+def judge_picture(ctx: Context, img) -> tuple[str, str | None]:
+    """Whether the picture holds text to read (tracker.pictures.judge), and the page its page's
+    pictures make when this one, skipped, was the last waiting. A verdict that cannot be stored
+    raises as every store error does (the task retries)."""
+    from .pictures import TO_READ, judge, page_of, picture_page
 
     verdict = judge(ctx, img)
-    if verdict != TO_READ:
-        match_pictures(ctx, page_of(img))
-    return verdict
+    return verdict, (picture_page(ctx, page_of(img)) if verdict != TO_READ else None)
 
 
 def process_image(ctx: Context, key: str) -> ProcessedImage:
@@ -137,12 +138,12 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
     except NotFound:
         return ProcessedImage(key, "missing", reason="no such image in the store")
     # A chapter posted as pictures: the cheap textness test on every image, the reading only on text.
-    picture = judge_picture(ctx, img)
+    picture, page = judge_picture(ctx, img)
     try:
         fp = fingerprint_image(img.data, name="the image")
     except InputError as e:
         ctx.store.set_page_image_status(key, "failed", str(e))
-        return ProcessedImage(key, "failed", reason=str(e), picture=picture)
+        return ProcessedImage(key, "failed", reason=str(e), picture=picture, picture_page=page)
     stored = []
     for hit in ctx.image_index.query(fp):
         work = hit.key.split("/", 1)[0]
@@ -151,19 +152,12 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
         stored.append((proposed, ctx.store.upsert_image_match(proposed)))
     found = notify.image_matches_stored(ctx.store, stored)  # a new match becomes an event to tell
     ctx.store.set_page_image_status(key, "done", fingerprint=fp.to_dict())
-    return ProcessedImage(key, "done", found, picture=picture)
+    return ProcessedImage(key, "done", found, picture=picture, picture_page=page)
 
 
 def process_queued_images(ctx: Context, *, limit: int | None = None,
                           each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
-    """Process the queued page images in this process (and read those that hold text); counts by outcome."""
-
-    def one(key: str) -> ProcessedImage:
-        done = process_image(ctx, key)
-        if done.picture == "to read":
-            from .pictures import read
-
-            read(ctx, key)
-        return done
-
-    return tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)], one, each)
+    """Process the queued page images in this process; counts by outcome. (Their pictures are read and
+    matched by tracker.pipeline.process_queued_images.)"""
+    return tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)],
+                 lambda key: process_image(ctx, key), each)

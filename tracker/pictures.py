@@ -11,11 +11,11 @@ Three steps, each idempotent:
    read within `BOUNDS` (pixels, tiles, deadline) by one engine made once per process; the
    lines, each with its box in the picture's pixels, and the engine's name are stored on
    the picture (`PageImage.reading`).
-3. `match_pictures` (when no picture of the page is left to read): the text of the page's
+3. `picture_page` (when no picture of the page is left to read): the text of the page's
    pictures, in page order (a chapter over three pictures of one post is one text), stored
-   as a page of its own, keyed `<page url>#pictures`, and matched by the same
-   `pipeline.process_page` as every text page, so it gets the same verdicts, evidence and
-   notices. The page's meta keeps, per line, the picture, its box and where the line sits
+   as a page of its own, keyed `<page url>#pictures`, which the callers (tracker.pipeline,
+   the tasks, the crawler) match by the same `pipeline.process_page` as every text page, so
+   it gets the same verdicts, evidence and notices. The page's meta keeps, per line, the picture, its box and where the line sits
    in that text, so a match span [start, end) maps back to the boxes it covers
    (`lines_in`).
 
@@ -40,7 +40,6 @@ from .store import NotFound, Page, PageImage
 
 if TYPE_CHECKING:
     from .context import Context
-    from .pipeline import Processed
 
 log = logging.getLogger(__name__)
 
@@ -149,13 +148,15 @@ class PictureRead:
     status: str  # READ, one of SKIPS, FAILED, or "missing"
     characters: int = 0
     reason: str = ""
-    matched: Processed | None = None  # the page's pictures matched, when this was the last to read
+    page: str | None = None  # the page its page's pictures make, to match: this was the last to read
+    matched: Any = None  # pipeline.Processed, when the caller matched `page`
 
 
 def read(ctx: Context, key: str) -> PictureRead:
-    """Read one stored picture judged to hold text, store the reading, and match its page's pictures
-    when none is left to read. Store errors raise (the task retries); a picture that cannot be read
-    is kept with its reason."""
+    """Read one stored picture judged to hold text and store the reading; when none of its page's
+    pictures is left to read, store the page they make (`PictureRead.page`, for the caller to match:
+    tracker.pipeline.read_picture). Store errors raise (the task retries); a picture that cannot be
+    read is kept with its reason."""
     try:
         image = ctx.store.get_page_image(key)
     except NotFound:
@@ -194,7 +195,7 @@ def read(ctx: Context, key: str) -> PictureRead:
     ctx.store.set_page_image_reading(key, reading)
     done = PictureRead(key, reading["status"], reading.get("characters", 0), reading.get("reason", ""))
     if reading["status"] in HAS_LINES:
-        done.matched = match_pictures(ctx, page_of(image))
+        done.page = picture_page(ctx, page_of(image))
     return done
 
 
@@ -233,11 +234,9 @@ def picture_text(images: list[PageImage]) -> tuple[str, list[dict[str, Any]]]:
     return "\n".join(parts), where
 
 
-def match_pictures(ctx: Context, page: str) -> Processed | None:
-    """Match the text of `page`'s pictures as a page (`<page>#pictures`) once none is left to read;
-    None while some are, or when none holds text."""
-    from . import pipeline
-
+def picture_page(ctx: Context, page: str) -> str | None:
+    """Store the text of `page`'s pictures as a page (`<page>#pictures`) once none is left to read,
+    and return its key, to be matched as any page; None while some are, or when none holds text."""
     images = pictures_of(ctx, page)
     if not images or any(i.reading.get("status") in (None, TO_READ) for i in images):
         return None
@@ -254,7 +253,7 @@ def match_pictures(ctx: Context, page: str) -> Processed | None:
         key=page + SUFFIX, text=text, url=url if url.startswith(("http://", "https://")) else "", site=site,
         meta={OF_META: page, LINES_META: json.dumps(where, separators=(",", ":")), "pictures": len(images),
               "title": "pictures"}))
-    return pipeline.process_page(ctx, stored.key)
+    return stored.key
 
 
 def is_picture_page(page: Page) -> bool:

@@ -22,8 +22,10 @@ from . import notify
 from .context import Context
 from .fingerprints import pack_keys, params_of
 from .names import clean_site_name
-from .images import check_image
-from .tally import tally  # noqa: F401  (pipeline.tally: processed pages counted by outcome)
+from . import pictures
+from .images import ProcessedImage, check_image, process_image
+from .pictures import PictureRead
+from .tally import tally
 from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
 
 EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
@@ -163,3 +165,44 @@ def reindex(ctx: Context, *, refingerprint: bool = False, progress: Callable[[It
                                                     params=params_of(ctx.config, ctx.params), data=pack_keys(keys)))
     ctx.index.clear()
     return ctx.load_index(ctx.index)
+
+
+# ---- chapters posted as pictures (tracker.pictures) ---------------------------------------------
+
+def process_picture_page(ctx: Context, key: str | None) -> Processed | None:
+    """Match the page a page's pictures make (tracker.pictures.picture_page), when there is one."""
+    return process_page(ctx, key) if key else None
+
+
+def read_picture(ctx: Context, key: str) -> PictureRead:
+    """Read one picture judged to hold text; when it was the last of its page's pictures to read,
+    match the text they make as a page (`PictureRead.matched`)."""
+    done = pictures.read(ctx, key)
+    done.matched = process_picture_page(ctx, done.page)
+    return done
+
+
+def process_image_here(ctx: Context, key: str) -> tuple[ProcessedImage, PictureRead | None]:
+    """All that happens to a page image, in this process: matched against the registered images,
+    judged, read when it holds text, and its page's pictures matched when none is left to read."""
+    done = process_image(ctx, key)
+    process_picture_page(ctx, done.picture_page)
+    return done, read_picture(ctx, key) if done.picture == pictures.TO_READ else None
+
+
+def process_queued_images(ctx: Context, *, limit: int | None = None,
+                          each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
+    """Process the queued page images in this process (process_image_here); counts by outcome, with
+    the pictures read and the matches found in their text."""
+    read_n = found = 0
+
+    def one(key: str) -> ProcessedImage:
+        nonlocal read_n, found
+        done, reading = process_image_here(ctx, key)
+        if reading is not None:
+            read_n += reading.status == pictures.READ
+            found += len(reading.matched.matches) if reading.matched is not None else 0
+        return done
+
+    counts = tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)], one, each)
+    return {**counts, "pictures read": read_n, "picture matches": found}

@@ -34,15 +34,13 @@ def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None,
 
 def dispatch_images(ctx: Context, keys: Iterable[str], *, app=None) -> str:
     """As dispatch_pages, for images found on pages (a process_image task per image key)."""
-    from .images import process_image
-    from .pictures import read
-
     keys = list(dict.fromkeys(keys))
     if app is None and not ctx.settings.broker_url:
-        done = [process_image(ctx, key) for key in keys]
-        failed = sum(r.status == "failed" for r in done)
         # Pictures with text are read here too (with a broker, process_image sends a read_picture task).
-        read_now = [read(ctx, r.image) for r in done if r.picture == "to read"]
+        both = [pipeline.process_image_here(ctx, key) for key in keys]
+        done = [d for d, _ in both]
+        read_now = [r for _, r in both if r is not None]
+        failed = sum(r.status == "failed" for r in done)
         found = sum(len(r.matched.matches) for r in read_now if r.matched is not None)
         return (f"{counted(len(done) - failed, 'image')} done, {failed} failed, "
                 f"{counted(sum(len(r.matches) for r in done), 'image match')}"

@@ -228,9 +228,11 @@ def process_image(self: PipelineTask, key: str) -> dict[str, Any]:
     """Fingerprint one stored page image and record the registered images it copies."""
     from .images import process_image as run
 
-    r = run(image_context(self.app), key)
+    ctx = image_context(self.app)
+    r = run(ctx, key)
     if r.status == "failed":
         log.info("image %s failed: %s", key, r.reason)
+    pipeline.process_picture_page(ctx, r.picture_page)  # a skipped picture was its page's last waiting
     if r.picture == "to read":  # a picture with text: read in a task of its own (seconds of CPU, 1 GB)
         self.app.tasks[READ_PICTURE].apply_async((key,))
     return {"image": r.image, "status": r.status, "matches": len(r.matches), "reason": r.reason,
@@ -256,9 +258,7 @@ class PictureTask(PipelineTask):
 def read_picture(self: PipelineTask, key: str) -> dict[str, Any]:
     """Read one page picture judged to hold text (tracker.pictures.read) within its bounds, store the
     lines with their boxes, and match its page's pictures once none is left to read."""
-    from .pictures import read
-
-    r = read(self.ctx, key)
+    r = pipeline.read_picture(self.ctx, key)
     if r.status not in ("read", "missing"):
         log.info("picture %s: %s%s", key, r.status, f" ({r.reason})" if r.reason else "")
     return {"image": r.image, "status": r.status, "characters": r.characters, "reason": r.reason,

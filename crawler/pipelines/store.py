@@ -218,6 +218,7 @@ class StorePipeline:
         to_read = []
         for key, site in self.images:
             r = process_image(self.ctx, key)
+            tracking_pipeline.process_picture_page(self.ctx, r.picture_page)  # it was its page's last waiting
             if r.status == "failed":
                 count(self.stats, site, "images processing failed", r.reason)
             elif r.matches:
@@ -235,13 +236,13 @@ class StorePipeline:
         """OCR the pictures judged to hold text; each page's pictures are matched as one text once its
         last picture is read. Counted: read, characters recognised, skipped (deadline, too large,
         undecodable) and failed, each with its reason."""
-        from tracker.pictures import READ, SKIPS, read
+        from tracker.pictures import READ, SKIPS
 
         if to_read:
             log.info("reading %d pictures that hold text (OCR)", len(to_read))
         for key, site in to_read:
             try:
-                r = read(self.ctx, key)
+                r = tracking_pipeline.read_picture(self.ctx, key)
             except Exception as e:  # the picture stays stored, to read; the crawl's other results stand
                 count(self.stats, site, "pictures failed", f"reading failed: {type(e).__name__}")
                 log.exception("cannot read the picture %s", key[:200])
