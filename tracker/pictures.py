@@ -15,9 +15,9 @@ Three steps, each idempotent:
    pictures, in page order (a chapter over three pictures of one post is one text), stored
    as a page of its own, keyed `<page url>#pictures`, which the callers (tracker.pipeline,
    the tasks, the crawler) match by the same `pipeline.process_page` as every text page, so
-   it gets the same verdicts, evidence and notices. The page's meta keeps, per line, the picture, its box and where the line sits
-   in that text, so a match span [start, end) maps back to the boxes it covers
-   (`lines_in`).
+   it gets the same verdicts, evidence and notices. The page's meta keeps, per line, the
+   picture, its box and where the line sits in that text, so a match span [start, end) maps
+   back to the boxes it covers (`lines_in`).
 
 A picture's reading has a status: "to read", "read", or a reason it was skipped
 (`SKIPS`: no text, too large, undecodable, deadline). A reading stopped by its deadline
@@ -335,8 +335,8 @@ def readings_sentence(readings: dict[str, int]) -> str:
         return ""
     parts = []
     if readings.get(READ):
-        parts.append(f"{counted(readings[READ], 'picture')} read ({counted(readings.get('characters', 0), 'character', sep=',')}"
-                     " recognised)")
+        chars = counted(readings.get("characters", 0), "character", sep=",")
+        parts.append(f"{counted(readings[READ], 'picture')} read ({chars} recognised)")
     for status, words in ((NO_TEXT, "with no text"), (TOO_LARGE, "too large to read"),
                           (UNDECODABLE, "that cannot be decoded"), (DEADLINE, "stopped by the deadline"),
                           (FAILED, "whose reading failed"), (TO_READ, "waiting to be read")):

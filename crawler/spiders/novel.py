@@ -378,7 +378,8 @@ class NovelSpider(scrapy.Spider):
             if url.startswith("data:"):
                 yield from self._inline_image(url, site, response.url, position)
                 continue
-            meta = {SITE: site.name, IMAGE_OF: response.url, IMAGE_AT: position, IMAGE: True, "download_maxsize": MAX_IMAGE_BYTES,
+            meta = {SITE: site.name, IMAGE_OF: response.url, IMAGE_AT: position, IMAGE: True,
+                    "download_maxsize": MAX_IMAGE_BYTES,
                     "allow_offsite": True, "handle_httpstatus_list": [304]}
             if not site.obey_robots:
                 meta["dont_obey_robotstxt"] = True

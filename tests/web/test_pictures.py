@@ -105,10 +105,10 @@ def test_the_site_page_says_what_became_of_its_pictures(admin, store):
     from tracker.store import CrawlRun
 
     add_picture_copy(store)
-    store.upsert_page_image(PageImage(key="https://img.pics.example/photo.jpg", url="https://img.pics.example/photo.jpg",
-                                      site="pics", found_on=SHOWN_ON, data=_png(80, 60), media_type="image/png",
-                                      fetched_at=T0, position=2))
-    store.set_page_image_reading("https://img.pics.example/photo.jpg", {"status": "no text"})
+    photo = "https://img.pics.example/photo.jpg"
+    store.upsert_page_image(PageImage(key=photo, url=photo, site="pics", found_on=SHOWN_ON, data=_png(80, 60),
+                                      media_type="image/png", fetched_at=T0, position=2))
+    store.set_page_image_reading(photo, {"status": "no text"})
     store.add_crawl_run(CrawlRun(site="pics", started_at=T0, finished_at=T0 + timedelta(minutes=1), outcome="finished",
                                  counts={"fetched": 3, "skipped": 1, "pictures seen": 3, "pictures read": 2,
                                          "characters recognised": 1204, "picture pages matched": 1},
