@@ -2,7 +2,10 @@
 daily run (tracker.tasks.daily) sends to the workers."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from .context import Context
+from .store import now
 
 
 def pages_to_process(ctx: Context) -> tuple[list[str], list[str]]:
@@ -13,6 +16,20 @@ def pages_to_process(ctx: Context) -> tuple[list[str], list[str]]:
     queued = [p.key for p in ctx.store.pages(status="queued")]
     retry = [p.key for p in ctx.store.pages(status="failed") if p.attempts < ctx.settings.max_attempts]
     return queued, retry
+
+
+#: A picture judged to hold text this long ago and still not read lost its read_picture task (the
+#: workers read one in seconds; a backlog of a day is not waiting, it is lost).
+PICTURE_WAIT = timedelta(hours=12)
+
+
+def pictures_to_read(ctx: Context) -> list[str]:
+    """Pictures judged to hold text over PICTURE_WAIT ago and not read yet (their read_picture task
+    lost with a worker or the broker): their bytes are unchanged, so no crawl queues them again."""
+    from .pictures import TO_READ
+
+    before = now() - PICTURE_WAIT
+    return [i.key for i in ctx.store.page_images(reading=TO_READ) if i.updated_at < before]
 
 
 def images_to_process(ctx: Context) -> list[str]:

@@ -192,8 +192,9 @@ def process_image_here(ctx: Context, key: str) -> tuple[ProcessedImage, PictureR
 
 def process_queued_images(ctx: Context, *, limit: int | None = None,
                           each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
-    """Process the queued page images in this process (process_image_here); counts by outcome, with
-    the pictures read and the matches found in their text."""
+    """Process the queued page images in this process (process_image_here), and read the pictures
+    judged to hold text and never read (their task lost); counts by outcome, with the pictures read
+    and the matches found in their text."""
     read_n = found = 0
 
     def one(key: str) -> ProcessedImage:
@@ -205,4 +206,8 @@ def process_queued_images(ctx: Context, *, limit: int | None = None,
         return done
 
     counts = tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)], one, each)
+    for image in ctx.store.page_images(reading=pictures.TO_READ, limit=limit):
+        reading = read_picture(ctx, image.key)
+        read_n += reading.status == pictures.READ
+        found += len(reading.matched.matches) if reading.matched is not None else 0
     return {**counts, "pictures read": read_n, "picture matches": found}

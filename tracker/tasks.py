@@ -29,7 +29,7 @@ from fingerprint.engine import prepare
 from fingerprint.index import index_keys
 
 from . import pipeline
-from .backlog import images_to_process, pages_to_process
+from .backlog import images_to_process, pages_to_process, pictures_to_read
 from .context import Context
 from .fingerprints import pack_keys, params_of
 from .redis_client import RedisUnavailable, explain
@@ -288,7 +288,8 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     store's running totals of matches again where no transaction keeps them (MongoDB), search for new
     sites (discovery), expire old evidence and notification events, then send a process_page task for
     every queued page and every failed page with attempts left, and a process_image task for every
-    such page image. The sites are crawled on their own schedules (scheduled_crawls)."""
+    such page image, and a read_picture task for every picture judged to hold text half a day ago
+    or more and never read. The sites are crawled on their own schedules (scheduled_crawls)."""
     ctx = self.ctx
     compact = getattr(ctx.index, "compact", None)
     if compact is not None:
@@ -305,13 +306,17 @@ def daily(self: PipelineTask) -> dict[str, Any]:
     image_task = self.app.tasks[PROCESS_IMAGE]
     for key in images:
         image_task.apply_async((key,))
+    lost = pictures_to_read(ctx)  # judged to hold text, their read_picture task lost
+    read_task = self.app.tasks[READ_PICTURE]
+    for key in lost:
+        read_task.apply_async((key,))
     from .evidence.retention import expire_evidence
 
     expired = expire_evidence(ctx.store, ctx.settings.evidence_days)
     purged = expire_old_events(ctx)
     unfinished = remove_unfinished_uploads(ctx)
     summary = {"discovered": found, "queued": len(queued), "retried": len(retried), "images": len(images),
-               "evidence_removed": expired.removed, "events_removed": purged.events,
+               "pictures": len(lost), "evidence_removed": expired.removed, "events_removed": purged.events,
                "deliveries_removed": purged.deliveries, "unfinished_uploads_removed": unfinished}
     log.info("daily run: %s", summary)
     return summary

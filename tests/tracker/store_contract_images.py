@@ -117,6 +117,9 @@ class ImagesContract:
         assert [i.key for i in store.page_images(found_on="https://example.com/c/1")] == [
             "https://img.example.com/a.png"]
         assert store.page_images(found_on="https://example.com/c/3") == []
+        store.set_page_image_reading("https://img.example.com/b.png", {"status": "to read", "rows": 12})
+        assert [i.key for i in store.page_images(reading="to read")] == ["https://img.example.com/b.png"]
+        assert store.page_images(reading="read") == []
 
     def test_found_images_by_status_and_site_without_bytes(self, store):
         for i, site in enumerate(["a.com", "b.org", "a.com"]):

@@ -132,3 +132,20 @@ def test_counts_in_a_sentence():
     assert counts_sentence({**counts, "picture pages matched": 1}, {}).endswith(
         "; 1 page matched on the text of its pictures")
     assert counts_sentence({}, {}) == ""
+
+
+def test_a_picture_whose_reading_task_was_lost_is_sent_again_by_the_daily_run(ctx, monkeypatch):
+    from datetime import timedelta
+
+    from tracker import backlog
+    from tracker.store import now
+
+    for key, status in (("http://127.0.0.1:9/img/a.jpg", "to read"), ("http://127.0.0.1:9/img/b.jpg", "read"),
+                        ("http://127.0.0.1:9/img/c.jpg", "no text")):
+        ctx.store.upsert_page_image(PageImage(key=key, url=key, site="127.0.0.1", found_on=SHOWN_ON,
+                                              data=key.encode(), media_type="image/jpeg"))
+        ctx.store.set_page_image_status(key, "done")
+        ctx.store.set_page_image_reading(key, {"status": status})
+    assert backlog.pictures_to_read(ctx) == []  # judged just now: its task may still be on its way
+    monkeypatch.setattr(backlog, "now", lambda: now() + timedelta(hours=13))
+    assert backlog.pictures_to_read(ctx) == ["http://127.0.0.1:9/img/a.jpg"]

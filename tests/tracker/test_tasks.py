@@ -215,7 +215,7 @@ def test_store_error_retries_then_keeps_the_page(app, ctx, monkeypatch):
     # The store is back: the daily run sends the page again and it is processed.
     monkeypatch.undo()
     summary = run(app, "daily").get()
-    assert summary == {"queued": 0, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0, "events_removed": 0, "deliveries_removed": 0, "unfinished_uploads_removed": []}
+    assert summary == {"queued": 0, "retried": 1, "images": 0, "pictures": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0, "events_removed": 0, "deliveries_removed": 0, "unfinished_uploads_removed": []}
     assert ctx.store.get_page("biquge/2.html").status == "done"
     assert len(ctx.store.matches()) == 1
 
@@ -258,7 +258,7 @@ def test_daily_processes_queued_and_retries_failed_with_attempts_left(app, ctx, 
     run(app, "process_page", "ads").get()  # failed, 1 attempt of 3
     assert pages_to_process(ctx) == (["q"], ["ads"])
     monkeypatch.setattr(tasks, "recrawl_sites", lambda *a, **kw: pytest.fail("the sites crawl on their schedules"))
-    assert run(app, "daily").get() == {"queued": 1, "retried": 1, "images": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0, "events_removed": 0, "deliveries_removed": 0, "unfinished_uploads_removed": []}
+    assert run(app, "daily").get() == {"queued": 1, "retried": 1, "images": 0, "pictures": 0, "discovered": {"skipped": "no search API configured (FPT_SEARCH_URL)"}, "evidence_removed": 0, "events_removed": 0, "deliveries_removed": 0, "unfinished_uploads_removed": []}
     assert ctx.store.get_page("q").status == "done"
     assert ctx.store.get_page("ads").attempts == 2
     run(app, "daily").get()

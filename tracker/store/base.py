@@ -345,8 +345,9 @@ class ImagesStore(ABC):
 
     @abstractmethod
     def page_images(self, *, status: str | None = None, site: str | None = None, found_on: str | None = None,
-                    limit: int | None = None) -> list[PageImage]:
-        """Images found on pages (on the page `found_on`), without their bytes, oldest update first."""
+                    reading: str | None = None, limit: int | None = None) -> list[PageImage]:
+        """Images found on pages (on the page `found_on`; whose reading has the status `reading`),
+        without their bytes, oldest update first."""
 
     @abstractmethod
     def set_page_image_reading(self, key: str, reading: dict[str, Any]) -> None:

@@ -117,13 +117,14 @@ class ImagesMongo(MongoBase):
 
     @_guarded
     def page_images(self, *, status: str | None = None, site: str | None = None, found_on: str | None = None,
-                    limit: int | None = None) -> list[PageImage]:
+                    reading: str | None = None, limit: int | None = None) -> list[PageImage]:
         if status is not None:
             check_status(status, PAGE_STATUSES, "image status")
         check_window(limit)
         if limit == 0:  # MongoDB reads limit 0 as "no limit"
             return []
-        cursor = self._page_images.find(_query((("status", status), ("site", site), ("found_on", found_on))), NO_DATA).sort(
+        cursor = self._page_images.find(_query((("status", status), ("site", site), ("found_on", found_on),
+                                                    ("reading.status", reading))), NO_DATA).sort(
             [("updated_at", ASCENDING), ("key", ASCENDING)])
         if limit is not None:
             cursor = cursor.limit(limit)

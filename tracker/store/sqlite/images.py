@@ -163,11 +163,12 @@ class ImagesSQL(SQLiteBase):
 
     @_guarded
     def page_images(self, *, status: str | None = None, site: str | None = None, found_on: str | None = None,
-                    limit: int | None = None) -> list[PageImage]:
+                    reading: str | None = None, limit: int | None = None) -> list[PageImage]:
         if status is not None:
             check_status(status, PAGE_STATUSES, "image status")
         check_window(limit)
-        cond, args = _where((("status", status), ("site", site), ("found_on", found_on)))
+        cond, args = _where((("status", status), ("site", site), ("found_on", found_on),
+                             ("json_extract(reading, '$.status')", reading)))
         rows = self._read(f"SELECT {_PAGE_HEADER} FROM page_images {cond} ORDER BY updated_at, key LIMIT ?",
                           [*args, -1 if limit is None else limit])
         return [_page_image(r) for r in rows]
