@@ -24,6 +24,7 @@ INDEXES = {
         ([("status", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
         ([("site", ASCENDING), ("updated_at", ASCENDING), ("key", ASCENDING)], False),
         ([("found_on", ASCENDING), ("key", ASCENDING)], False),
+        ([("reading.status", ASCENDING), ("updated_at", ASCENDING)], False),
     ],
     "image_matches": [
         ([("image", ASCENDING), ("work_image", ASCENDING)], True),
