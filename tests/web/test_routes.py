@@ -25,6 +25,7 @@ GET = {
     "/api/sites": {}, "/api/sites/view": {"name": "biquge"}, "/api/matches": {}, "/api/matches/view": M1,
     "/api/takedown": {"site": "biquge"}, "/api/search": {"q": "1.html"}, "/healthz": {},
     "/images/": {"work": "山城旧事"}, "/images/view": I1, "/images/file/<kind>": {"kind": "found", "key": I1["image"]},
+    "/images/picture": {"key": I1["image"]},
     "/api/images": {"site": "biquge"}, "/api/images/view": I1,
     "/followup/": {}, "/api/followup": {"site": "biquge"}, "/api/subscriptions": {},
     "/evidence/package": {"page_key": M1["page_key"]}, "/api/evidence/public-key": {},
