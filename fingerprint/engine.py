@@ -179,24 +179,32 @@ class Prepared:
         return text_bags(self.text, self.language)
 
     @cached_property
+    def reading(self):
+        """The whole text's concepts and names with their counts (fingerprint.translation.quick):
+        what its translation keys and its ranking need, without its sentences."""
+        from .translation.quick import read
+
+        return read(self.text, self.language)
+
+    @cached_property
     def doc_vector(self):
-        """The whole text's concepts, names and numbers, for ranking translation candidates."""
+        """The whole text's concepts and names, for ranking translation candidates."""
         from .translation.rank import doc_vector
 
-        return doc_vector(self.bags)
+        return doc_vector(self.reading)
 
     def translation_keys(self, role: str = "post") -> np.ndarray:
         """The translation channel's keys: "post" for an original, "query" for a page; none
         for a text in neither language."""
         if self.language not in ("zh", "en"):
             return np.empty(0, dtype=np.uint64)
-        if role == "query":  # read from the text, without its sentences (translation.quick)
-            from .translation.keys import query_keys
-
-            return query_keys(self.text, self.language)
         from .translation.keys import translation_keys
 
-        return translation_keys(self.bags, role)
+        if role == "post":  # an original: from its segmented sentences (translation.quick.from_sentences)
+            from .translation.quick import from_sentences
+
+            return translation_keys(from_sentences(self.bags), role)
+        return translation_keys(self.reading, role)
 
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
         """Raw character offsets of units [start, end)."""
@@ -207,7 +215,7 @@ class Prepared:
         for name in channels:
             if name == "translation":
                 if self.language in ("zh", "en"):
-                    self.bags
+                    self.reading
                 continue
             getattr(self, {"winnow": "winnowed", "pinyin": "initials"}.get(name, name))
         return self

@@ -2,20 +2,18 @@
 
 The candidate index counts shared keys; a long chapter shares more of anything with
 any page. Before the sentence alignment (align.py), the proposed originals are ranked by
-a weighted Dice coefficient of the two texts' concepts, names and numbers, so only the
-best few are aligned. Both vectors are computed once per text (`doc_vector`).
+a weighted score of the two texts' shared concepts and names (`score`), so only the best
+few are aligned. Both vectors come from the whole-text reading (quick.py), once per text.
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from .bags import TextBags
 from .lexicon import lexicon
+from .quick import Reading
 
-SENSES = 3  # senses of a Chinese word counted (the first ones are the usual translations)
 NAME_WEIGHT = 1.5  # Chinese name keys are every repeated pair of syllables: a hint, not proof
 NUMBER_WEIGHT = 5.0
 FLOOR = 3.0  # a concept weighs its dictionary weight above this: the commonest words tell little apart
@@ -30,39 +28,36 @@ class DocVector:
     weight: float  # what it could match at most
 
 
-def _w(idf: float) -> float:
-    return max(0.0, float(idf) - FLOOR)
-
-
 _WEIGHTS: list = []
 
 
-def _weights():
+def _weights() -> np.ndarray:
     """Every concept's weight above the floor, as an array (computed once)."""
     if not _WEIGHTS:
         _WEIGHTS.append(np.maximum(lexicon().idf.astype(np.float64) - FLOOR, 0.0))
     return _WEIGHTS[0]
 
 
-def doc_vector(bags: TextBags) -> DocVector:
-    idf = lexicon().idf
-    if bags.language == "zh":
-        # A Chinese word is one word whichever of its senses the translator chose: it weighs
-        # its best sense once, not the sum of its senses (which would favour long pages).
-        words = {tuple(u.tolist()[:SENSES]) for sent in bags.units for u in sent}
-        concepts = {c for w in words for c in w}
-        base = sum(max(_w(idf[c]) for c in w) for w in words if w)
+def word_weights() -> np.ndarray:
+    """Every concept's weight above FLOOR (the array _weights holds)."""
+    return _weights()
+
+
+def doc_vector(reading: Reading) -> DocVector:
+    """A text's vector for ranking, from its whole-text reading (quick.read)."""
+    w = _weights()
+    concepts = frozenset(reading.concepts)
+    if reading.language == "zh":
+        # a Chinese word is one word whichever of its senses the translator chose: it weighs its
+        # best sense once (quick.read sums that), not the sum of its senses (favouring long pages)
+        base = reading.word_weight
+        least = 2  # Chinese pairs of syllables repeat when they are a name
     else:
-        concepts = {c for s in bags.concepts for c in s}
-        base = float(sum(_w(idf[c]) for c in concepts))
-    counts: Counter[int] = Counter()
-    for s in bags.names:
-        counts.update(s)
-    least = 2 if bags.language == "zh" else 1  # Chinese pairs of syllables repeat when they are a name
-    names = frozenset(k for k, n in counts.items() if n >= least)
-    numbers = frozenset(k for s in bags.numbers for k in s)
-    weight = base + NAME_WEIGHT * len(names) + NUMBER_WEIGHT * len(numbers)
-    return DocVector(bags.language, frozenset(concepts), names, numbers, weight)
+        base = float(w[np.fromiter(concepts, dtype=np.int64, count=len(concepts))].sum()) if concepts else 0.0
+        least = 1
+    names = frozenset(k for k, n in reading.names.items() if n >= least)
+    weight = base + NAME_WEIGHT * len(names)
+    return DocVector(reading.language, concepts, names, frozenset(), weight)
 
 
 def _shared(a: DocVector, b: DocVector) -> float:
