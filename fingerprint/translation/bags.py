@@ -113,52 +113,69 @@ def coarse_ids() -> tuple[np.ndarray, dict[str, int]]:
     return _COARSE
 
 
+_CONTENT_WORDS: dict[str, tuple[np.ndarray, list[int]]] | None = None
+_LONG_PREFIXES: frozenset[str] = frozenset()  # first two characters of every word of three or more
+
+
+def _content_words() -> dict[str, tuple[np.ndarray, list[int]]]:
+    """Each dictionary word with its concepts less the general ones (_STOP_CONCEPTS), as an
+    array and a list; a word left with none maps to empty ones (it still takes its place)."""
+    global _CONTENT_WORDS, _LONG_PREFIXES
+    if _CONTENT_WORDS is None:
+        _LONG_PREFIXES = frozenset(w[:2] for w in lexicon().words if len(w) >= 3)
+        stop = _STOP_CONCEPTS
+        out = {}
+        for w, cids in lexicon().words.items():
+            keep = [c for c in cids.tolist() if c not in stop]
+            out[w] = (np.asarray(keep, dtype=np.int32), keep)
+        _CONTENT_WORDS = out
+    return _CONTENT_WORDS
+
+
 def _zh_bags(text: str, bounds: list[tuple[int, int]]) -> TextBags:
-    lex = lexicon()
     canon = tables().canon
     syl = pinyin_tables().syllable
     per_syl, _ = coarse_ids()
-    words, maxlen = lex.words, min(lex.max_len, 8)
-    stop_cids = _STOP_CONCEPTS
+    words = _content_words()
+    maxlen = min(lexicon().max_len, 8)
+    # the whole text's canonical code points at once; CJK ones are the characters read
+    raw = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.int64)
+    c = np.where(raw < canon.shape[0], canon[np.minimum(raw, canon.shape[0] - 1)].astype(np.int64), 0)
+    cjk = ((c >= 0x4E00) & (c <= 0x9FFF)) | ((c >= 0x3400) & (c <= 0x4DBF)) | ((c >= 0x20000) & (c <= 0x3134F))
+    co_all = per_syl[syl[np.minimum(c, syl.shape[0] - 1)].astype(np.int64)]
     starts, ends, sizes, concepts, units, names, nums = [], [], [], [], [], [], []
     for a, b in bounds:
-        chars, first, last = [], -1, a
-        for i in range(a, b):
-            cp = ord(text[i])
-            if cp < canon.shape[0]:
-                c = int(canon[cp])
-                if c and _is_cjk_cp(c):
-                    chars.append(chr(c))
-                    first = i if first < 0 else first
-                    last = i + 1
-        if not chars:
+        at = a + np.flatnonzero(cjk[a:b])
+        if not at.shape[0]:
             continue
-        s = "".join(chars)
+        cps = c[at]
+        s = cps.astype("<u4").tobytes().decode("utf-32-le")
         sent_units: list[np.ndarray] = []
+        found: set[int] = set()
         i, n = 0, len(s)
+        longest = _LONG_PREFIXES
         while i < n:
-            for L in range(min(maxlen, n - i), 0, -1):
-                w = s[i:i + L]
-                cids = words.get(w)
-                if cids is not None or L == 1:
+            hit = None
+            # only a position starting a known longer word needs the longer lengths tried
+            top = min(maxlen if s[i:i + 2] in longest else 2, n - i)
+            for L in range(top, 0, -1):
+                hit = words.get(s[i:i + L])
+                if hit is not None:
                     break
-            if cids is not None and len(cids):
-                keep = cids if not stop_cids else np.asarray([c for c in cids.tolist() if c not in stop_cids],
-                                                               dtype=np.int32)
-                if len(keep):
-                    sent_units.append(keep)
+            if hit is not None and hit[1]:
+                sent_units.append(hit[0])
+                found.update(hit[1])
             i += L
-        cps = np.fromiter((ord(c) for c in s), dtype=np.int64, count=n)
-        co = per_syl[syl[np.minimum(cps, syl.shape[0] - 1)].astype(np.int64)]
+        co = co_all[at]
         ok = (co[:-1] > 0) & (co[1:] > 0)
         bi = NAME_BASE + co[:-1][ok] * 1024 + co[1:][ok]
         nm = [NUMBER_BASE + v for r in numbers.ZH_NUMERAL.findall(s)
               if (v := numbers.zh_value(r)) is not None and v >= numbers.MIN_VALUE]
-        starts.append(first)
-        ends.append(last)
+        starts.append(int(at[0]))
+        ends.append(int(at[-1]) + 1)
         sizes.append(n)
         units.append(sent_units)
-        concepts.append(frozenset(int(c) for u in sent_units for c in u.tolist()))
+        concepts.append(frozenset(found))
         names.append(frozenset(bi.tolist()))
         nums.append(frozenset(nm))
     return TextBags("zh", np.asarray(starts, np.int64), np.asarray(ends, np.int64), np.asarray(sizes, np.int64),
