@@ -179,20 +179,25 @@ class PipelineTask(Task):
             log.error("%s: gave up after %d retries: %s", self._subject(), self.request.retries, exc)
 
 
+def _record_give_up(task: PipelineTask, args, kwargs, exc, what: str, record, stays: str) -> None:
+    """Out of retries (or an unexpected error): record why on the stored item when the store
+    allows it. If it does not, the item simply stays as it was; either way it is kept, and the
+    daily run sends it again while it has attempts left."""
+    key = args[0] if args else kwargs.get("key")
+    if not key:
+        return
+    reason = f"gave up after {task.request.retries} retries: {type(exc).__name__}: {exc}"
+    try:
+        record(key, reason)
+    except Exception as e:
+        log.warning("%s %s %s: could not record its failure (%s)", what, key, stays, e)
+
+
 class PageTask(PipelineTask):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
         super().on_failure(exc, task_id, args, kwargs, einfo)
-        # Out of retries (or an unexpected error): record why on the page when the store
-        # allows it. If it does not, the page simply stays queued; either way it is kept,
-        # and the daily run sends it again while it has attempts left.
-        key = args[0] if args else kwargs.get("key")
-        if not key:
-            return
-        reason = f"gave up after {self.request.retries} retries: {type(exc).__name__}: {exc}"
-        try:
-            self.ctx.store.set_page_status(key, "failed", reason)
-        except Exception as e:
-            log.warning("page %s stays queued: could not record its failure (%s)", key, e)
+        _record_give_up(self, args, kwargs, exc, "page",
+                        lambda key, why: self.ctx.store.set_page_status(key, "failed", why), "stays queued")
 
 
 @shared_task(bind=True, base=PageTask, name=PROCESS_PAGE)
@@ -213,14 +218,8 @@ class ImageTask(PipelineTask):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
         super().on_failure(exc, task_id, args, kwargs, einfo)
         # As PageTask: the image stays stored; its failure is recorded when the store allows.
-        key = args[0] if args else kwargs.get("key")
-        if not key:
-            return
-        try:
-            self.ctx.store.set_page_image_status(
-                key, "failed", f"gave up after {self.request.retries} retries: {type(exc).__name__}: {exc}")
-        except Exception as e:
-            log.warning("image %s stays queued: could not record its failure (%s)", key, e)
+        _record_give_up(self, args, kwargs, exc, "image",
+                        lambda key, why: self.ctx.store.set_page_image_status(key, "failed", why), "stays queued")
 
 
 @shared_task(bind=True, base=ImageTask, name=PROCESS_IMAGE)
@@ -243,15 +242,9 @@ class PictureTask(PipelineTask):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
         super().on_failure(exc, task_id, args, kwargs, einfo)
         # Out of retries (or an unexpected error): the picture stays stored, its reading says why.
-        key = args[0] if args else kwargs.get("key")
-        if not key:
-            return
-        try:
-            self.ctx.store.set_page_image_reading(key, {
-                "status": "failed", "reason": f"gave up after {self.request.retries} retries: "
-                                              f"{type(exc).__name__}: {exc}"})
-        except Exception as e:
-            log.warning("picture %s stays to read: could not record its failure (%s)", key, e)
+        _record_give_up(self, args, kwargs, exc, "picture",
+                        lambda key, why: self.ctx.store.set_page_image_reading(
+                            key, {"status": "failed", "reason": why}), "stays to read")
 
 
 @shared_task(bind=True, base=PictureTask, name=READ_PICTURE)
