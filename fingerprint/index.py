@@ -49,6 +49,10 @@ class IndexParams:
     # concepts and names), and the tracker ranks the candidates by whole-text score before
     # aligning the best few (fingerprint.track.TRANSLATION_VERIFY).
     translation_min_hits: int = 3
+    # At most this many translation candidates, those sharing the most keys (ties: the lower
+    # number): a large index proposes many originals for any page in the other language, and
+    # each proposed one is loaded and ranked before the best few are aligned.
+    translation_most: int = 64
 
 
 @dataclass
@@ -105,6 +109,18 @@ def index_keys(p: Prepared, config: EngineConfig, params: IndexParams, role: str
         translation=p.translation_keys("post") if translation and role != "page" else none,
         translation_query=p.translation_keys("query") if translation and role != "original" else none,
     )
+
+
+def best_hits(docs: np.ndarray, hits: np.ndarray, least: int, most: int = 0) -> np.ndarray:
+    """The documents with at least `least` hits; with `most`, only the `most` with the most hits
+    (ties: the lower document number). Every backend proposes through this, so they agree."""
+    docs, hits = np.asarray(docs, dtype=np.int64), np.asarray(hits)
+    keep = hits >= least
+    docs, hits = docs[keep], hits[keep]
+    if most and docs.shape[0] > most:
+        order = np.lexsort((docs, -hits.astype(np.int64)))[:most]
+        docs = docs[order]
+    return docs
 
 
 def empty_text(p: Prepared) -> bool:
@@ -201,7 +217,8 @@ class MemoryIndex:
                 ("pinyin", self._pinyin, keys.pinyin, p.min_hits),
                 ("translation", self._translation, keys.translation_query, p.translation_min_hits)):
             docs, hits = postings.hits(hashes, max_df=p.max_df)
-            for d in docs[hits >= least].tolist():
+            most = p.translation_most if channel == "translation" else 0
+            for d in best_hits(docs, hits, least, most).tolist():
                 out.setdefault(d, set()).add(channel)
         if keys.simhash_bits and len(self._simhash):
             for d, dist in self._simhash.query(keys.simhash):

@@ -215,3 +215,22 @@ def test_the_whole_text_reading_agrees_with_the_sentences(liaozhai):
         asked = set(prepare("p", pair.en_text).translation_keys("query").tolist())
         assert len(posted & asked) >= 5
         assert len(posted) <= 52
+
+
+def test_the_index_proposes_at_most_the_originals_sharing_the_most_keys():
+    from fingerprint.index import IndexKeys, IndexParams, MemoryIndex, best_hits
+
+    import numpy as np
+
+    assert best_hits(np.array([5, 1, 9, 3]), np.array([4, 7, 4, 2]), 3, 2).tolist() == [1, 5]
+    assert best_hits(np.array([5, 1, 9, 3]), np.array([4, 7, 4, 2]), 3).tolist() == [5, 1, 9]
+    idx = MemoryIndex(EngineConfig(), IndexParams(translation_most=5))
+    shared = np.arange(1, 4, dtype=np.uint64)
+    for d in range(20):  # each shares 3 keys with the page, and original d shares d more
+        own = np.arange(100 + 100 * d, 100 + 100 * d + d, dtype=np.uint64)
+        idx.add(d, IndexKeys(winnow=[], pinyin=[], simhash=0, simhash_bits=0, bands=[],
+                             translation=np.concatenate([shared, own])))
+    asked = np.concatenate([shared] + [np.arange(100 + 100 * d, 100 + 100 * d + d, dtype=np.uint64)
+                                       for d in range(20)])
+    page = IndexKeys(winnow=[], pinyin=[], simhash=0, simhash_bits=0, bands=[], translation_query=asked)
+    assert sorted(idx.candidates(page)) == [15, 16, 17, 18, 19]

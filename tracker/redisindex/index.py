@@ -23,7 +23,7 @@ import redis
 
 from fingerprint.engine import EngineConfig
 from fingerprint.hashing import distinct
-from fingerprint.index import IndexKeys, IndexParams
+from fingerprint.index import IndexKeys, IndexParams, best_hits
 from fingerprint.lsh import LSHParams
 from fingerprint.simhash import popcount
 
@@ -386,7 +386,8 @@ class RedisIndex:
                 q, d = pairs >> 32, pairs & 0xFFFFFFFF
                 d = np.sort(d[np.bincount(q)[q] <= p.max_df])
                 docs, counts = runs(d)
-                docs = docs[counts >= (p.translation_min_hits if ch == "translation" else p.min_hits)]
+                docs = best_hits(docs, counts, p.translation_min_hits if ch == "translation" else p.min_hits,
+                                 p.translation_most if ch == "translation" else 0)
             else:
                 docs = distinct(docs.astype(np.int64))
             for d in docs.tolist():
