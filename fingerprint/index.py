@@ -52,7 +52,7 @@ class IndexParams:
     # At most this many translation candidates, those sharing the most keys (ties: the lower
     # number): a large index proposes many originals for any page in the other language, and
     # each proposed one is loaded and ranked before the best few are aligned.
-    translation_most: int = 64
+    translation_most: int = 128
 
 
 @dataclass
