@@ -1,10 +1,11 @@
 """Find which registered originals each page copies.
 
-Originals are indexed four ways (see `fingerprint.index`): winnowed syllable
+Originals are indexed five ways (see `fingerprint.index`): winnowed syllable
 k-grams and pinyin-initial window codes (both find excerpts, split and merged
-chapters), Simhash tables (near-duplicates of the whole text) and MinHash LSH
-bands (similar sets of n-grams). A page is verified only against the
-originals the index proposes, never against every original.
+chapters), Simhash tables (near-duplicates of the whole text), MinHash LSH
+bands (similar sets of n-grams) and the translation channel's concepts and names
+(pages in the other language, fingerprint.translation). A page is verified only
+against the originals the index proposes, never against every original.
 
 `Tracker` works with any `CandidateIndex`: the in-memory one here, or the
 tracker's Redis index; it keeps the prepared originals it verifies against.
