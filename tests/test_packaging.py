@@ -146,12 +146,12 @@ def test_a_missing_trafilatura_is_reported_once_and_loudly(monkeypatch, caplog):
 
 
 def test_a_missing_charset_normalizer_is_reported_once(monkeypatch, caplog):
-    from fingerprint import encoding
+    from fingerprint import encoding_detectors
 
     monkeypatch.setitem(sys.modules, "charset_normalizer", None)
-    monkeypatch.setattr(encoding, "_warned_missing", [])
+    monkeypatch.setattr(encoding_detectors, "_warned_missing", [])
     latin = "Café déjà vu, naïve façade — über straße. ".encode("cp1252") * 20
     with caplog.at_level("WARNING", logger="fingerprint.encoding"):
         for _ in range(3):
-            encoding._charset_normalizer_guess(latin)
+            encoding_detectors.charset_normalizer_guess(latin)
     assert [r.levelname for r in caplog.records if "charset-normalizer cannot be imported" in r.getMessage()] == ["WARNING"]

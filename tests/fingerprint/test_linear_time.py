@@ -155,7 +155,7 @@ def test_deep_nesting_beyond_the_parser_limit_is_a_clean_result():
 
 
 def test_charset_labels_are_found_in_linear_time_among_unclosed_meta_tags():
-    from fingerprint.encoding import _META_CHARSET
+    from fingerprint.charsets import _META_CHARSET
 
     assert _META_CHARSET.search(b'<meta charset="gbk">').group(1) == b"gbk"
     assert_linear(_META_CHARSET.search, lambda n: b"<meta " * n, 20_000, what="the <meta charset> pattern")
