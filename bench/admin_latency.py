@@ -117,7 +117,7 @@ def build_store(path: Path, matches: int, seed: int = 7) -> dict[str, int]:
     from tracker.store import Chapter, CrawlRun, MatchRecord, Page, Site, Work
     from tracker.store.sqlite import SQLiteStore
     from tracker.store.values import to_text
-    from web.accounts import new_user
+    from web.auth.accounts import new_user
 
     rng = random.Random(seed)
     pool = sentences()

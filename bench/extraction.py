@@ -10,12 +10,12 @@ and F1 on bags of characters, per site and per language, for the three extractor
 Chapters: 西游记 and 红楼梦 from zh_novels/ and every edition in zh_novels_alt/ (real web
 copies with their own noise), cut with fingerprint.chapters.split_chapters; or, with --folder,
 the chapter .txt files of one folder (e.g. samples/originals). Each novel becomes one sample
-site (web.demo_site.build_site): its chapter pages rotate over GBK, UTF-8, mislabelled
+site (web.demo.site.build_site): its chapter pages rotate over GBK, UTF-8, mislabelled
 GBK, Big5 and unlabelled GBK, <br> and <p> layouts; one chapter is split over two pages, one
 has broken HTML; all carry navigation, ads, scripts and watermark lines. No server is
 started: every chapter page is decoded with its real encoding and given to
 
-    crawler.extract        extract(html, url): density, then site-line removal
+    fingerprint.extraction.page        extract(html, url): density, then site-line removal
     trafilatura            trafilatura.extract(html, favor_recall=True)
     fingerprint.html       html_to_text(html): trafilatura backed by an lxml block walk
 
@@ -27,7 +27,7 @@ overridden rules); there recall and boilerplate say whether the hidden junk was 
 Recall is the share of the character 5-grams (whitespace removed) of the chapter text the page
 carries that are in the extracted text; boilerplate is the share of the extracted 5-grams that
 are in neither that text nor the chapter title. "site text" counts pages whose extraction
-still holds one of web.demo_site.CHROME_MARKERS. Times are the best of --repeat passes
+still holds one of web.demo.site.CHROME_MARKERS. Times are the best of --repeat passes
 over all pages, the extractors taking turns.
 
 The table is printed and written to bench/out/extraction-<date>.md (--no-write: printed only).
@@ -123,7 +123,7 @@ def novel_chapters(corpus: Path, limit: int | None) -> dict[str, list[tuple[str,
 
 def site_pages(books: dict[str, list[tuple[str, str]]]) -> list[SitePage]:
     """Every chapter page (and part page) of one sample site per novel."""
-    from web.demo_site import build_site
+    from web.demo.site import build_site
 
     pages = []
     for novel, chapters in books.items():
@@ -138,7 +138,7 @@ def site_pages(books: dict[str, list[tuple[str, str]]]) -> list[SitePage]:
 
 
 def extractors() -> dict[str, Callable[[SitePage], str]]:
-    from crawler.extract import extract
+    from fingerprint.extraction.page import extract
     from fingerprint.html import html_to_text
 
     try:
@@ -147,7 +147,7 @@ def extractors() -> dict[str, Callable[[SitePage], str]]:
         raise BenchError(f"trafilatura is not importable ({e}); pip install -e '.[test]'") from None
 
     return {
-        "crawler.extract": lambda p: extract(p.html, BASE + p.path).text,
+        "fingerprint.extraction.page": lambda p: extract(p.html, BASE + p.path).text,
         "trafilatura (favor_recall)": lambda p: trafilatura.extract(p.html, favor_recall=True) or "",
         "fingerprint.html.html_to_text": lambda p: html_to_text(p.html)[0],
     }
@@ -155,7 +155,7 @@ def extractors() -> dict[str, Callable[[SitePage], str]]:
 
 def chrome_markers() -> list[str]:
     """The site's chrome strings, in simplified and traditional script (for the Big5 pages)."""
-    from web.demo_site import CHROME_MARKERS, _s2t
+    from web.demo.site import CHROME_MARKERS, _s2t
 
     return sorted({*CHROME_MARKERS, *(_s2t().convert(m) for m in CHROME_MARKERS)})
 
@@ -227,7 +227,7 @@ def bench_extraction(pages: Sequence[SitePage], repeat: int = 1, budget: float |
 
 def real_extractors() -> dict[str, Callable[[str], str]]:
     """The three extractors on a page's HTML alone (saved pages carry no URL worth a rule)."""
-    from crawler.extract import extract
+    from fingerprint.extraction.page import extract
     from fingerprint.html import html_to_text
 
     try:
@@ -236,7 +236,7 @@ def real_extractors() -> dict[str, Callable[[str], str]]:
         raise BenchError(f"trafilatura is not importable ({e}); pip install -e '.[test]'") from None
 
     return {
-        "crawler.extract": lambda html: extract(html, "https://saved.example/chapter/1.html").text,
+        "fingerprint.extraction.page": lambda html: extract(html, "https://saved.example/chapter/1.html").text,
         "fingerprint.html": lambda html: html_to_text(html)[0],
         "trafilatura": lambda html: trafilatura.extract(html, favor_recall=True) or "",
     }
@@ -276,9 +276,9 @@ def real_main(folder: Path, args) -> int:
     fns = real_extractors()
     scores = score_pages(pages, fns)
     table = real_table(pages, scores, list(fns))
-    worst = sorted(pages, key=lambda p: scores["crawler.extract", p.site, p.name][2])[:5]
-    table.notes.append("Lowest crawler.extract F1: " + ", ".join(
-        f"{p.site}/{p.name} {scores['crawler.extract', p.site, p.name][2]:.3f}" for p in worst))
+    worst = sorted(pages, key=lambda p: scores["fingerprint.extraction.page", p.site, p.name][2])[:5]
+    table.notes.append("Lowest fingerprint.extraction.page F1: " + ", ".join(
+        f"{p.site}/{p.name} {scores['fingerprint.extraction.page', p.site, p.name][2]:.3f}" for p in worst))
     text = table.markdown()
     print(f"{len(pages)} pages from {len({p.site for p in pages})} sites under {folder}", file=sys.stderr)
     print(text)
@@ -294,7 +294,7 @@ def real_main(folder: Path, args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="bench/extraction.py",
-        description="Main-text extraction from pirate pages: crawler.extract next to trafilatura.",
+        description="Main-text extraction from pirate pages: fingerprint.extraction.page next to trafilatura.",
     )
     ap.add_argument("--corpus", help="the corpus folder (default: $FPT_SHARED/corpus or ../shared/corpus)")
     ap.add_argument("--folder", help="use the chapter .txt files of this folder instead of the corpus")
@@ -316,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.real:
         return real_main(Path(args.real), args)
     if args.folder:
-        from web.demo_site import chapters_from_folder
+        from web.demo.site import chapters_from_folder
 
         try:
             chapters = chapters_from_folder(args.folder)

@@ -126,7 +126,7 @@ def latencies(fn, queries: Sequence, warm: int = 20) -> np.ndarray:
 
 def bench_ours(client, label: str, keys: Keys, unrelated: list[IndexKeys], sizes: list[int], n_queries: int,
                table: Table, rng) -> None:
-    from tracker.redis_index import RedisIndex
+    from tracker.redisindex import RedisIndex
 
     for n in sizes:
         flush(client)
@@ -230,7 +230,7 @@ def start_cluster():
 def main(argv: Sequence[str] | None = None) -> int:
     import redis
 
-    from tracker.redis_index import IndexUnavailable, connect
+    from tracker.redisindex import IndexUnavailable, connect
     from tracker.redis_client import is_cluster
 
     args = build_parser().parse_args(argv)

@@ -257,7 +257,7 @@ def prepare(run: Run, template: Path, pages: Path) -> tuple[object, list[str]]:
 
 
 def in_process(run: Run, template: Path, pages: Path) -> Outcome:
-    from tracker.queue import dispatch_pages
+    from tracker.workers.queue import dispatch_pages
 
     ctx, keys = prepare(run, template, pages)
     meter = CpuMeter(run.redis_url, "")  # this process's CPU
@@ -321,8 +321,8 @@ class Workers:
 
 
 def with_workers(run: Run, n: int, layout: str, template: Path, pages: Path, logs: Path) -> Outcome:
-    from tracker.celery_app import create_celery
-    from tracker.queue import dispatch_pages
+    from tracker.workers.app import create_celery
+    from tracker.workers.queue import dispatch_pages
     from tracker.settings import Settings
 
     ctx, keys = prepare(run, template, pages)

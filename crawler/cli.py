@@ -11,8 +11,8 @@ from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.plural import counted
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.names import check_job, clean_site_name, job_for_urls
-from tracker.pictures import counts_sentence
-from tracker.schedule import site_schedule
+from tracker.media.pictures import counts_sentence
+from tracker.sites.schedule import site_schedule
 from tracker.store import NotFound, Site, now
 
 from .frontier import FrontierError, note_start, noted_start, pending
@@ -194,7 +194,7 @@ def _report(result, fmt: str, quiet: bool) -> None:
             click.echo(json_text({**r, "job": result.job, "outcome": result.outcome}))
     else:
         write_records(rows, "table", SUMMARY_COLUMNS)
-        for name, entry in sorted(result.sites.items()):  # chapters posted as pictures (tracker.pictures)
+        for name, entry in sorted(result.sites.items()):  # chapters posted as pictures (tracker.media.pictures)
             said = counts_sentence(entry["counts"], entry.get("skipped", {}), entry.get("failed", {}))
             if said:
                 show(f"  {name}: {said}")

@@ -13,7 +13,7 @@ PREFIX = "site/"
 #: Images (crawled beside the pages, counted apart): their reasons go to the run's skipped and failed
 #: with an "image: " prefix, so that a page's reasons still add up to the page counts.
 IMAGE_REASONS = {"images skipped": "skipped", "images failed": "failed"}
-#: Pictures read for their text (tracker.pictures) likewise, with a "picture: " prefix.
+#: Pictures read for their text (tracker.media.pictures) likewise, with a "picture: " prefix.
 PICTURE_REASONS = {"pictures skipped": "skipped", "pictures failed": "failed"}
 
 

@@ -38,10 +38,10 @@ from urllib.parse import urlsplit
 from fingerprint.errors import InputError
 from fingerprint.scrub import scrub_value
 from tracker.names import clean_site_name
-from tracker.schedule import ScheduleError, check_every, check_hour
-from tracker.site_scope import bare_host, start_urls_cover
+from tracker.sites.schedule import ScheduleError, check_every, check_hour
+from tracker.sites.scope import bare_host, start_urls_cover
 
-from .extract import Selectors
+from fingerprint.extraction.page import Selectors
 
 
 # Rule patterns are the operator's own and may backtrack, while a hostile page's href can be
@@ -62,7 +62,7 @@ class SiteRules:
     follow: tuple[str, ...] = ()  # regexes: when given, only matching links are followed
     deny: tuple[str, ...] = ()  # regexes: matching links are never followed
     chapter_urls: tuple[str, ...] = ()  # regexes: pages that are chapters even when their text is short
-    title: str = ""  # selectors (see crawler.extract.Selectors)
+    title: str = ""  # selectors (see fingerprint.extraction.page.Selectors)
     content: str = ""
     next_page: str = ""
     chapter_links: str = ""
@@ -73,7 +73,7 @@ class SiteRules:
     max_pages: int | None = None  # stop following the site's links after fetching this many of its pages
     depth: int | None = None  # link depth for this site, at most the crawl's (--depth, 6 by default)
     recrawl: bool = True  # crawled on its schedule (false: paused)
-    hour: int | None = None  # the UTC hour of its scheduled crawl; None: FPT_RECRAWL_HOUR (tracker.schedule)
+    hour: int | None = None  # the UTC hour of its scheduled crawl; None: FPT_RECRAWL_HOUR (tracker.sites.schedule)
     every: int = 1  # days between its scheduled crawls, 1 to 30
     # Render every page that holds scripts and no chapter text in the browser (crawler.render),
     # not only those whose scripts look like they write it.
@@ -269,7 +269,7 @@ def _patterns(patterns: Iterable[str], where: str, key: str) -> tuple[re.Pattern
 
 
 def covers(rules: SiteRules, url: str) -> bool:
-    """Whether one of the site's start URLs holds `url` (tracker.site_scope.start_urls_cover)."""
+    """Whether one of the site's start URLs holds `url` (tracker.sites.scope.start_urls_cover)."""
     return start_urls_cover(rules.start_urls, url)
 
 

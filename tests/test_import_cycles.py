@@ -2,7 +2,7 @@
 
 Every module of the project's packages is parsed with `ast` (nothing is imported), and
 each `import` / `from ... import` anywhere in it, at the top or inside a function, is an
-edge to the project module it loads: `from . import tasks` loads tracker.tasks,
+edge to the project module it loads: `from . import tasks` loads tracker.workers.tasks,
 `from .store import NotFound` loads tracker.store. Imports under `if TYPE_CHECKING:`
 never run and are left out. A cycle is printed module by module, so that it can be cut
 where it is cheapest.
@@ -170,10 +170,10 @@ def test_tracker_has_no_import_cycle(graph):
 
 def test_celery_app_queue_and_tasks_import_one_way(graph):
     _, g = graph
-    assert "tracker.tasks" in g["tracker.celery_app"]
-    assert "tracker.celery_app" in g["tracker.queue"]
-    for a, b in [("tracker.tasks", "tracker.celery_app"), ("tracker.tasks", "tracker.queue"),
-                 ("tracker.celery_app", "tracker.queue"), ("tracker.task_names", "tracker.tasks")]:
+    assert "tracker.workers.tasks" in g["tracker.workers.app"]
+    assert "tracker.workers.app" in g["tracker.workers.queue"]
+    for a, b in [("tracker.workers.tasks", "tracker.workers.app"), ("tracker.workers.tasks", "tracker.workers.queue"),
+                 ("tracker.workers.app", "tracker.workers.queue"), ("tracker.workers.names", "tracker.workers.tasks")]:
         assert b not in g[a], f"{a} imports {b}"
 
 

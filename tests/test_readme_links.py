@@ -87,7 +87,7 @@ def test_the_api_page_lists_every_route_with_its_methods(tmp_path, monkeypatch):
     for var in ("FPT_MONGO_URL", "FPT_REDIS_URL", "FPT_BROKER_URL", "FPT_CONFIG"):
         monkeypatch.delenv(var, raising=False)
     from web import create_app
-    from web.openapi import description
+    from web.api.openapi import description
 
     with create_app({"TESTING": True}).app_context():
         spec = description()

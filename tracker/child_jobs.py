@@ -4,8 +4,8 @@ small state file.
 The web server never runs a crawl or a discovery run in its own process (Scrapy's reactor
 starts once per process, and a server worker may be recycled at any time): it starts
 `python -m MODULE ...`, which writes its state (running or not, its process, progress, and
-at the end its outcome) to a JSON file that the admin reads. tracker.site_crawls and
-tracker.discovery_runs are such jobs; this module holds what they share.
+at the end its outcome) to a JSON file that the admin reads. crawler.site_runs and
+tracker.discovery.child_runs are such jobs; this module holds what they share.
 """
 from __future__ import annotations
 

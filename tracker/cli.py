@@ -95,13 +95,13 @@ class LazyGroup(SuggestingGroup):
         "sites": "crawler.cli:sites",
         "web": "web.cli:web",
         "user": "web.cli:user",
-        "demo": "web.demo:demo",
-        "evidence": "web.evidence_cli:evidence",
-        "recheck": "tracker.followup_cli:recheck",
-        "notify": "tracker.followup_cli:notify",
-        "discover": "tracker.discovery_cli:discover",
-        "org": "tracker.tenancy_cli:org",
-        "token": "tracker.tenancy_cli:token",
+        "demo": "web.demo.command:demo",
+        "evidence": "web.evidence.cli:evidence",
+        "recheck": "tracker.followup.cli:recheck",
+        "notify": "tracker.followup.cli:notify",
+        "discover": "tracker.discovery.cli:discover",
+        "org": "tracker.tenancy.cli:org",
+        "token": "tracker.tenancy.cli:token",
     }
 
     def list_commands(self, ctx):
@@ -197,7 +197,7 @@ def ingest(paths, site, no_process, verbose, quiet):
       fptrack ingest crawl.jsonl --no-process && fptrack process
     """
     from .pipeline import ingest as do_ingest
-    from .queue import dispatch_images, dispatch_pages
+    from .workers.queue import dispatch_images, dispatch_pages
 
     ctx = open_context()
     r = do_ingest(ctx, list(paths), site=site)
@@ -251,7 +251,7 @@ def worker(celery_args):
     Example:
       FPT_BROKER_URL=redis://127.0.0.1:6379/1 fptrack worker --concurrency 2
     """
-    from .celery_app import run_worker
+    from .workers.app import run_worker
 
     run_worker(Settings.load(), list(celery_args))
 
@@ -267,7 +267,7 @@ def beat(celery_args):
     Example:
       FPT_BROKER_URL=redis://127.0.0.1:6379/1 fptrack beat
     """
-    from .celery_app import run_beat
+    from .workers.app import run_beat
 
     run_beat(Settings.load(), list(celery_args))
 

@@ -82,7 +82,7 @@ class Context:
         if self._index is None:
             s = self.settings
             if s.redis_url:
-                from .redis_index import RedisIndex, connect
+                from .redisindex import RedisIndex, connect
 
                 # The capacity sizes the buckets when the index is first written (later, its
                 # layout is read back from Redis): room for twice the chapters stored now.
@@ -111,7 +111,7 @@ class Context:
         """The registered images' fingerprints (fingerprint.image_index.ImageIndex), loaded from the
         store on first use; each process holds its own (they are small: 16 bytes of hashes an image)."""
         if self._image_index is None:
-            from .images import load_image_index
+            from .media.images import load_image_index
 
             self._image_count = self.store.count_work_images()  # counted first: a later one only adds
             self._image_index = load_image_index(self)

@@ -18,14 +18,14 @@ from fingerprint.index import index_keys
 from fingerprint.models import Document, Match
 from fingerprint.sources import ReadReport, image_files, read_documents, without_images
 
-from . import notify
+from .followup import notify
 from .context import Context
 from .fingerprints import pack_keys, params_of
 from .names import clean_site_name
-from . import pictures
-from .images import ProcessedImage, check_image, process_image
-from .pictures import PictureRead
-from .tally import tally
+from .media import pictures
+from .media.images import ProcessedImage, check_image, process_image
+from .media.pictures import PictureRead
+from .workers.tally import tally
 from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
 
 EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
@@ -116,7 +116,7 @@ def process_page(ctx: Context, key: str) -> Processed:
 
 def of_whole_works(store: Any, found: Sequence[Match]) -> list[Match]:
     """The matches whose work is registered whole: an upload stopped part-way (an error, or the
-    process killed) leaves chapters in the index without their work's record (tracker.uploads),
+    process killed) leaves chapters in the index without their work's record (tracker.uploads.novels),
     which match nothing until the same upload registers the work whole."""
     inner = getattr(store, "inner", store)  # an organisation's view: every work is judged whole or not
     whole: dict[str, bool] = {}
@@ -167,10 +167,10 @@ def reindex(ctx: Context, *, refingerprint: bool = False, progress: Callable[[It
     return ctx.load_index(ctx.index)
 
 
-# ---- chapters posted as pictures (tracker.pictures) ---------------------------------------------
+# ---- chapters posted as pictures (tracker.media.pictures) ---------------------------------------------
 
 def process_picture_page(ctx: Context, key: str | None) -> Processed | None:
-    """Match the page a page's pictures make (tracker.pictures.picture_page), when there is one."""
+    """Match the page a page's pictures make (tracker.media.pictures.picture_page), when there is one."""
     return process_page(ctx, key) if key else None
 
 

@@ -17,7 +17,7 @@ from fingerprint.sources import ReadReport, image_files, read_documents, without
 
 from .context import Context
 from .fingerprints import pack_keys, params_of
-from .images import ImageReport, register_images
+from .media.images import ImageReport, register_images
 from .store import BadRecord, Chapter, FingerprintRecord, Work
 
 _NUMBER_IN_NAME = re.compile(r"第\s*([0-9零〇一二两三四五六七八九十百千]+)\s*[章回节卷]|(\d+)")

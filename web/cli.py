@@ -13,7 +13,7 @@ from tracker.cli import click_errors
 from tracker.store.open import open_store
 from tracker.store.tenancy import DEFAULT_ORG
 
-from .accounts import AccountError, check_name, hash_password, new_user
+from .auth.accounts import AccountError, check_name, hash_password, new_user
 
 
 _errors = click_errors(AccountError)

@@ -9,7 +9,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from tracker.settings import SettingsError
 from tracker.store import NotFound, StoreError
 
-from .access import is_api
+from .auth.access import is_api
 
 TITLES = {400: "Bad request", 401: "Sign in", 403: "Not allowed", 404: "Not found", 405: "Method not allowed",
           413: "Too large", 429: "Too many requests", 500: "Something went wrong", 503: "Store unavailable"}

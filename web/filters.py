@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 from fingerprint.plural import counted as _counted
 from tracker.wording import copy_kind
 
-from .highlight import highlight
+from .review.highlight import highlight
 
 
 def when(value: datetime | str | None, fmt: str = "%Y-%m-%d %H:%M") -> str:

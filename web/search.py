@@ -6,10 +6,10 @@ from typing import Any
 from flask import Blueprint, abort, current_app, render_template, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .access import reads_only
+from .auth.access import reads_only
 from .busy import RETRY_AFTER, Busy
-from .evidence import check_text
-from .highlight import side_spans
+from .review.evidence import check_text
+from .review.highlight import side_spans
 from .params import paging, replace_surrogates, text_arg
 from .services import reports, services
 

@@ -18,12 +18,12 @@ from tracker.store import Store, StoreError, now
 from tracker.store.open import open_store
 
 from .busy import Slots
-from .catalog import ChapterCatalog
-from .limits import FailureLimiter
-from .reports import Reports
-from .sessions import Limits
-from .fragments import Fragments
-from .snapshots import Snapshots
+from .reports.catalog import ChapterCatalog
+from .auth.limits import FailureLimiter
+from .reports.queries import Reports
+from .auth.sessions import Limits
+from .reports.fragments import Fragments
+from .reports.snapshots import Snapshots
 
 ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loaded again from the store
 #: Checks of a pasted text at once per process. The engine serves one caller at a time, so a
@@ -56,8 +56,8 @@ class Services:
 
     @property
     def store(self) -> Store:
-        """The store as this request's organisation sees it (web.orgs); outside a request, all of it."""
-        from .orgs import scoped_store
+        """The store as this request's organisation sees it (web.tenancy.orgs); outside a request, all of it."""
+        from .tenancy.orgs import scoped_store
 
         scoped = scoped_store() if has_request_context() else None
         return scoped if scoped is not None else self.root_store
@@ -135,7 +135,7 @@ def store() -> Store:
 
 def reports() -> Reports:
     """The reports of this request."""
-    from .orgs import snapshots_of
+    from .tenancy.orgs import snapshots_of
 
     s = services()
     return Reports(s.store, s.catalog, snapshots_of(s.snapshots, s.store))

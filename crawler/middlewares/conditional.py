@@ -105,7 +105,7 @@ def made_by(rules: dict) -> str:
 def _code() -> str:
     # The extraction code itself: a new version of it may find better text in the same bytes.
     import fingerprint.html
-    from .. import extract
+    from fingerprint.extraction import page as extract
 
     return "".join(hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest()
                    for m in (extract, fingerprint.html))

@@ -1,7 +1,7 @@
 """Extract pages in worker processes, so the crawl uses every core.
 
 Scrapy runs on one thread: while a callback parses a page, no response is read and
-no request is sent. Extraction (crawler.extract: parse, CSS visibility, density,
+no request is sent. Extraction (fingerprint.extraction.page: parse, CSS visibility, density,
 links, site lines) is most of a crawl's CPU, so this downloader middleware hands it
 to a pool of worker processes (FPT_EXTRACT_PROCESSES, default: one fewer than the
 cores, at most 4; 0 extracts in the crawl's own process) and the reactor goes on
@@ -30,7 +30,7 @@ from scrapy.http import Request, Response
 from fingerprint.visibility import MAX_CSS_CHARS
 
 from ..counts import count
-from ..extract import Selectors, extract
+from fingerprint.extraction.page import Selectors, extract
 from ..stylesheets import stylesheet_urls
 from .encoding import SITE
 

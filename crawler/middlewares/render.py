@@ -19,7 +19,7 @@ import re
 from scrapy.http import HtmlResponse
 
 from ..counts import count
-from ..extract import extract, is_chapter_text
+from fingerprint.extraction.page import extract, is_chapter_text
 from ..render import NEEDS_BROWSER, NeedsBrowser, chromium_path, render_meta
 from .encoding import SITE
 

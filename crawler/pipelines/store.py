@@ -8,7 +8,7 @@ batches while the crawl goes on; without one they are matched here when the
 crawl ends, so `fptrack matches` shows them at once.
 
 A page seen again unchanged (the same hash, or a 304 from the spider) is still up: a
-copy on it marked removed after a takedown is back, and reopens (tracker.followup.seen_unchanged).
+copy on it marked removed after a takedown is back, and reopens (tracker.followup.recheck.seen_unchanged).
 
 Each new or changed page, and each stored page with no evidence yet, is kept with its
 evidence: the HTTP exchanges of its parts as one WARC file, and the screenshot of a
@@ -22,7 +22,7 @@ import logging
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
-from tracker import followup
+from tracker.followup import recheck as followup
 from tracker import pipeline as tracking_pipeline
 from tracker.context import Context
 from tracker.store import Page, PageImage, StoreError
@@ -59,7 +59,7 @@ class StorePipeline:
         self.ctx = Context(self.settings)
         self.ctx.store  # open it now: a wrong FPT_MONGO_URL fails the crawl at once, not per page
         if self.process and self.settings.broker_url:
-            from tracker.celery_app import create_celery
+            from tracker.workers.app import create_celery
 
             self.app = create_celery(self.settings)
 
@@ -143,7 +143,7 @@ class StorePipeline:
             log.error("cannot keep the evidence of %s: %s", key, e)
 
     def _store_image(self, item: ImageItem) -> ImageItem:
-        from tracker.images import page_image_key
+        from tracker.media.images import page_image_key
 
         key = page_image_key(item.url, item.data)
         image = PageImage(key=key, url=item.url if key == item.url else "", site=item.site, found_on=item.found_on,
@@ -167,9 +167,9 @@ class StorePipeline:
 
     def _keep_picture_evidence(self, item: ImageItem, key: str, changed: bool) -> None:
         """A new picture that holds text (a chapter posted as pictures): its HTTP exchange kept as a WARC,
-        the evidence of the page its pictures make (`<page>#pictures`, tracker.pictures). Other images'
+        the evidence of the page its pictures make (`<page>#pictures`, tracker.media.pictures). Other images'
         exchanges are let go. Evidence that fails is counted; the image is stored all the same."""
-        from tracker.pictures import SUFFIX, holds_text
+        from tracker.media.pictures import SUFFIX, holds_text
 
         warc = self.captures.take(item.url)
         if warc is None or not changed or not holds_text(item.data):
@@ -213,7 +213,7 @@ class StorePipeline:
     def _process_images_here(self) -> None:
         """Match the stored images now, and read the pictures that hold text (embedded mode); with a
         broker, tracker.tasks.process_image sends each such picture a read_picture task instead."""
-        from tracker.images import process_image
+        from tracker.media.images import process_image
 
         to_read = []
         for key, site in self.images:
@@ -236,7 +236,7 @@ class StorePipeline:
         """OCR the pictures judged to hold text; each page's pictures are matched as one text once its
         last picture is read. Counted: read, characters recognised, skipped (deadline, too large,
         undecodable) and failed, each with its reason."""
-        from tracker.pictures import READ, SKIPS
+        from tracker.media.pictures import READ, SKIPS
 
         if to_read:
             log.info("reading %d pictures that hold text (OCR)", len(to_read))
@@ -259,12 +259,12 @@ class StorePipeline:
                 count(self.stats, site, "picture pages matched")
 
     def _send(self) -> None:
-        from tracker.queue import dispatch_pages
+        from tracker.workers.queue import dispatch_pages
 
         self._dispatch(self.queued, dispatch_pages, "sent to the workers", "left queued")
 
     def _send_images(self) -> None:
-        from tracker.queue import dispatch_images
+        from tracker.workers.queue import dispatch_images
 
         self._dispatch(self.images, dispatch_images, "images sent to the workers", "images left queued")
 
@@ -272,7 +272,7 @@ class StorePipeline:
         """Send the queued keys to the workers, counting each per site as `sent`; when the broker
         cannot be reached they stay stored as queued (the daily run or `fptrack process` takes them),
         counted as `left`."""
-        from tracker.queue import BrokerUnavailable
+        from tracker.workers.queue import BrokerUnavailable
 
         try:
             dispatch(self.ctx, [k for k, _ in queued], app=self.app)

@@ -50,8 +50,8 @@ from twisted.internet.error import (
 from fingerprint.image import media_type
 
 from ..counts import count
-from ..extract import Extracted, extract, is_chapter_text
-from ..extraction.sitememory import SiteLines
+from fingerprint.extraction.page import Extracted, extract, is_chapter_text
+from fingerprint.extraction.sitememory import SiteLines
 from ..items import ImageItem, NotModifiedItem, PageItem
 from ..middlewares.conditional import CONDITIONAL, IMAGE, made_by
 from ..middlewares.egress import RefusedRequest
@@ -78,7 +78,7 @@ LONE, JOINED = "lone_parts", "joined_parts"
 IMAGE_OF = "fpt_image_of"  # request meta: the page that shows the image requested
 IMAGE_AT = "fpt_image_at"  # request meta: the image's place among the page's images (page order)
 CHAPTER_LINK = "fpt_chapter_link"  # request meta: a catalogue linked the page as a chapter
-MAX_IMAGE_BYTES = 8 * 2**20  # as tracker.images.MAX_IMAGE_BYTES: larger images are not fetched
+MAX_IMAGE_BYTES = 8 * 2**20  # as tracker.media.images.MAX_IMAGE_BYTES: larger images are not fetched
 MAX_IMAGES_PER_SITE = 2000  # images requested per site and crawl (covers repeat on every page of a book)
 # The rules that decide a page's text: a change to one of them makes stored validators void.
 EXTRACTION_RULES = ("title", "content", "next_page", "chapter_links", "encoding", "chapter_urls", "render")

@@ -39,7 +39,7 @@ def run_ok(args: list[str], home: Path, stdin: str = "") -> str:
 
 @pytest.fixture(scope="session")
 def sample_site():
-    from web.demo_site import SampleSite, chapters_from_folder
+    from web.demo.site import SampleSite, chapters_from_folder
 
     with SampleSite(chapters_from_folder(SAMPLES / "originals"), slow_delay=0.5) as site:
         yield site

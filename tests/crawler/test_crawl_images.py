@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 import fptrack_samples
-from crawler.extract import extract
+from fingerprint.extraction.page import extract
 from crawler.rules import make_rules
 from tracker.context import Context
-from tracker.images import register_image
-from web.demo_site import chapters_from_folder
+from tracker.media.images import register_image
+from web.demo.site import chapters_from_folder
 
 from .layout_sites import LayoutSite, cover_art
 from .test_crawl_site import FAST, crawl, fptrack, registered  # noqa: F401 - the fixture and the commands

@@ -10,10 +10,10 @@ import pytest
 import fptrack_samples
 from tracker.context import Context
 from tracker.evidence.warc import read_warc
-from tracker.pictures import SUFFIX, line_map
-from web.catalog import ChapterCatalog
-from web.demo_site import chapters_from_folder
-from web.evidence import match_evidence
+from tracker.media.pictures import SUFFIX, line_map
+from web.reports.catalog import ChapterCatalog
+from web.demo.site import chapters_from_folder
+from web.review.evidence import match_evidence
 
 from ..conftest import need
 from .layout_sites import LayoutSite

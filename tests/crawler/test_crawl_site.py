@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from web.demo_site import SampleSite, chapters_from_folder
-from tracker import tasks
+from web.demo.site import SampleSite, chapters_from_folder
+from tracker.workers import tasks
 from tracker.context import Context
 from tracker.registry import register_work
 

@@ -1,4 +1,4 @@
-"""crawler.extract: the chapter in a pirate page, without the site around it, and where the page leads."""
+"""fingerprint.extraction.page: the chapter in a pirate page, without the site around it, and where the page leads."""
 from __future__ import annotations
 
 import re
@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scrapy.http import HtmlResponse
 
-from crawler import extract as extract_module
-from crawler.extract import KINDS, Extracted, Selectors, extract, is_chapter_text, remove_site_lines
-from web.demo_site import CHROME_MARKERS, VARIANTS, build_site, chapters_from_folder
+from fingerprint.extraction import page as extract_module
+from fingerprint.extraction.page import KINDS, Extracted, Selectors, extract, is_chapter_text, remove_site_lines
+from web.demo.site import CHROME_MARKERS, VARIANTS, build_site, chapters_from_folder
 from fingerprint.chapters import split_chapters
 from tests.conftest import ROOT
 
@@ -344,7 +344,7 @@ def test_scrapy_response_text(encoding, declare):
 
 
 def test_importing_extract_loads_no_scrapy():
-    code = "import sys, crawler.extract; print('scrapy' in sys.modules)"
+    code = "import sys, fingerprint.extraction.page; print('scrapy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"
 
@@ -363,7 +363,7 @@ def recall(extracted: str, original: str) -> float:
 
 
 def chrome_left(text: str) -> list[str]:
-    from web.demo_site import _s2t
+    from web.demo.site import _s2t
 
     return [m for m in CHROME_MARKERS if m in text or _s2t().convert(m) in text]
 
@@ -395,7 +395,7 @@ def alt_chapters(corpus) -> list[tuple[str, str]]:
 
 
 def test_real_chapters_in_site_chrome_are_recovered(alt_chapters):
-    from web.demo_site import _s2t
+    from web.demo.site import _s2t
 
     site = build_site(alt_chapters, book="三国演义", huge_bytes=0)
     by_chapter: dict[int, list[str]] = {}

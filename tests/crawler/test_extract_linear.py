@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.extract import extract, remove_site_lines
+from fingerprint.extraction.page import extract, remove_site_lines
 from crawler.rules import make_rules
 from crawler.urls import normalize_url, trap_reason, url_pattern
 from tests.linear import assert_linear

@@ -1,4 +1,4 @@
-"""Lines a site repeats on many of its pages (crawler.extraction.sitememory.SiteLines).
+"""Lines a site repeats on many of its pages (fingerprint.extraction.sitememory.SiteLines).
 
 The pages are written for the test: chapters of one made-up site, each with its own story
 lines and the same watermark line the site prints on every page.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.extraction.sitememory import SiteLines
+from fingerprint.extraction.sitememory import SiteLines
 
 WATERMARK = "云起书院倾情连载长篇佳作敬请期待"
 

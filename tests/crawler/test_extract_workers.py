@@ -11,12 +11,12 @@ import pytest
 from scrapy.http import HtmlResponse, Request, TextResponse
 
 import fptrack_samples
-from crawler.extract import extract
+from fingerprint.extraction.page import extract
 from crawler.middlewares.encoding import SITE
 from crawler.middlewares.extract import EXTRACTED, WORKER_DIED, ExtractMiddleware, default_processes
 from crawler.spiders.novel import NovelSpider
 from tracker.context import Context
-from web.demo_site import chapters_from_folder
+from web.demo.site import chapters_from_folder
 
 from .layout_sites import LayoutSite
 from .test_crawl_site import crawl, registered  # noqa: F401 - the fixture and the command

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.extract import Selectors, extract
-from web.demo_site import chapters_from_folder
+from fingerprint.extraction.page import Selectors, extract
+from web.demo.site import chapters_from_folder
 
 from ..conftest import ROOT
 from .render_site import HIDING, JUNK, hidden_page

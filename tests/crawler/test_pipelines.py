@@ -130,8 +130,8 @@ def test_a_page_seen_under_a_new_site_name_is_matched_again(settings, stats):
 
 
 def test_with_a_broker_the_pages_go_to_the_workers(settings, stats):
-    from tracker import tasks
-    from tracker.celery_app import create_celery
+    from tracker.workers import tasks
+    from tracker.workers.app import create_celery
 
     ctx = Context(settings)
     register_work(ctx, "山城旧事", str(ORIGINALS))

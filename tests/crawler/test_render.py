@@ -17,7 +17,7 @@ import pytest
 from crawler.middlewares.render import needs_rendering
 from crawler.render import NEEDS_BROWSER, chromium_path
 from crawler.rules import make_rules
-from web.demo_site import chapters_from_folder
+from web.demo.site import chapters_from_folder
 from tracker.context import Context
 from tracker.registry import register_work
 

@@ -130,7 +130,7 @@ def test_urls_take_the_rules_of_the_site_whose_start_urls_cover_them_only():
 
 
 def test_discovery_attributes_a_url_to_the_site_the_crawler_takes_the_rules_of():
-    from tracker.discovery import site_of
+    from tracker.discovery.discover import site_of
     from tracker.store import Site
 
     tracked = [Site(name="book1", start_urls=["https://b.test/book/1/"]),

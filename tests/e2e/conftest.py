@@ -41,7 +41,7 @@ def fill_home(home: Path) -> dict[str, str]:
     from tracker.pipeline import ingest, process_queued
     from tracker.registry import register_work
     from tracker.settings import Settings
-    from web.accounts import new_user
+    from web.auth.accounts import new_user
 
     ctx = Context(Settings.load({"FPT_HOME": str(home)}))
     try:
@@ -61,7 +61,7 @@ def fill_home(home: Path) -> dict[str, str]:
 
         from bench.images import cover, encode
 
-        from tracker.images import process_queued_images, register_image
+        from tracker.media.images import process_queued_images, register_image
 
         img, _ = cover(random.Random(5), title="Rain City")
         register_image(ctx, WORK, "cover.png", encode(img))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tracker.context import Context
-from tracker.followup import PoliteClient, recheck
+from tracker.followup.recheck import PoliteClient, recheck
 from tracker.pipeline import process_page
 from tracker.settings import Settings
 from tracker.store import Page

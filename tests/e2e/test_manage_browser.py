@@ -10,7 +10,7 @@ import pytest
 
 from tracker.settings import Settings
 from tracker.store.open import open_store
-from web.demo_site import SampleSite, chapters_from_folder
+from web.demo.site import SampleSite, chapters_from_folder
 
 from ..conftest import ROOT
 from ..tracker.test_uploads import CH1, CH2
@@ -26,7 +26,7 @@ def manage_live(tmp_path_factory):
     from werkzeug.serving import make_server
 
     from web import create_app
-    from web.accounts import new_user
+    from web.auth.accounts import new_user
 
     home = tmp_path_factory.mktemp("manage") / "home"
     settings = Settings.load({"FPT_HOME": str(home)})

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fingerprint import buaa
+from fingerprint import buaa, buaa_files, buaa_simhash
 from fingerprint.errors import FingerprintError, InputError, ParameterError
 
 # ----------------------------------------------------------------------------- a hand-made course folder
@@ -334,8 +334,8 @@ def test_parse_course_int_explains_what_to_type() -> None:
 
 
 def test_docstring_examples_hold() -> None:
-    result = doctest.testmod(buaa)
-    assert result.attempted >= 8 and result.failed == 0
+    results = [doctest.testmod(module) for module in (buaa, buaa_files, buaa_simhash)]
+    assert sum(r.attempted for r in results) >= 8 and sum(r.failed for r in results) == 0
 
 
 # ----------------------------------------------------------------------------- the real course data

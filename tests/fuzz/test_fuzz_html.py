@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from crawler.extract import KINDS, extract, remove_site_lines
+from fingerprint.extraction.page import KINDS, extract, remove_site_lines
 from fingerprint.html import html_to_text, looks_like_html, strip_tags
 from tests.fuzz.strategies import hostile_texts, markup, urls
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from crawler.frontier import pending
-from web.demo_site import SampleSite, chapters_from_folder
+from web.demo.site import SampleSite, chapters_from_folder
 from tracker.context import Context
 from tracker.registry import register_work
 
@@ -62,7 +62,7 @@ def test_two_crawlers_share_one_frontier(shared_settings):
 def test_with_a_broker_the_crawl_sends_the_pages_to_the_workers(shared_settings, tmp_path):
     import redis
 
-    from tracker.celery_app import DEFAULT_QUEUE
+    from tracker.workers.app import DEFAULT_QUEUE
 
     broker = redis_url(12)
     client = redis.Redis.from_url(broker)

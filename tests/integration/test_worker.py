@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.celery_app import create_celery
+from tracker.workers.app import create_celery
 from tracker.context import Context
-from tracker.queue import dispatch_pages
+from tracker.workers.queue import dispatch_pages
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import Page
@@ -32,7 +32,7 @@ VISIBILITY_TIMEOUT = 4  # seconds before an unacknowledged task is delivered aga
 # A worker built like `fptrack worker`, with the test's Celery settings (private queue, key prefix).
 WORKER = """
 import json, sys
-from tracker.celery_app import create_celery
+from tracker.workers.app import create_celery
 from tracker.settings import Settings
 app = create_celery(Settings.load(), **json.loads(sys.argv[1]))
 app.worker_main(["worker", "--pool=solo", "--loglevel=INFO", "--without-mingle", "--without-gossip",

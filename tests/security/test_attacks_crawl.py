@@ -12,7 +12,7 @@ import pytest
 
 from tests.web.test_manage_sites import home_store  # noqa: F401  (a fixture: the store at FPT_HOME)
 from tracker.store.tenancy import Organisation
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 from web import create_app
 
 from .conftest import bearer

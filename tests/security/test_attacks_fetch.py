@@ -14,7 +14,7 @@ import pytest
 from tracker.egress import EgressPolicy, FetchError, fetch
 from tracker.egress.policy import parse_allow
 from tracker.store.tenancy import Organisation
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 
 from .conftest import bearer
 from .servers import answer, redirect, trickle

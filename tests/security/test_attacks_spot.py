@@ -16,7 +16,7 @@ from tests.tracker.test_uploads import CH1, CH2, epub_book, zipped
 from tests.web.conftest import csrf_token
 from tests.web.test_orgs import east, signed_in  # noqa: F401  (a fixture)
 from tracker.store.scoped import ScopedStore
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 
 from .conftest import bearer
 from .servers import answer

@@ -13,7 +13,7 @@ from tests.cli.terminal import clean_env, in_terminal, program
 from tests.conftest import ROOT
 from tests.tracker.test_uploads import CH1
 from tracker.store.tenancy import Organisation
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 from web import create_app
 
 from .conftest import bearer

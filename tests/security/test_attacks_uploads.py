@@ -23,7 +23,7 @@ from tests.conftest import ROOT
 from tracker.context import Context
 from tracker.settings import Settings
 from tracker.store.tenancy import Organisation
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 
 from .test_uploads_whole import PASSWORD, PY, _free_port, _multipart, book
 

@@ -19,13 +19,13 @@ from tests.cli.terminal import clean_env, program
 from tests.web.conftest import csrf_token, post
 from tests.web.test_orgs import east, signed_in  # noqa: F401  (a fixture)
 from tracker.context import Context
-from tracker.notify import record, subscribe
+from tracker.followup.notify import record, subscribe
 from tracker.settings import Settings
 from tracker.store import Site
 from tracker.store.followup import Event
 from tracker.store.scoped import ScopedStore
 from tracker.store.tenancy import Organisation
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 
 from .conftest import bearer
 from .servers import answer, closed_port, cut_chunked

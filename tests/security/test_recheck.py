@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tracker.context import Context
-from tracker.followup import PoliteClient, recheck
+from tracker.followup.recheck import PoliteClient, recheck
 from tracker.store import Page
 
 from tests.tracker.test_followup import CHAPTER, TEXT, chapter_html, copied

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tracker.search_providers import HTTPSearchProvider, SearchError, config_from
+from tracker.discovery.providers import HTTPSearchProvider, SearchError, config_from
 
 from .servers import answer, cut_chunked
 

@@ -30,7 +30,7 @@ from tracker.context import Context
 from tracker.settings import Settings
 from tracker.store.scoped import ScopedStore
 from tracker.store.tenancy import Organisation
-from tracker.uploads import read_upload, register_upload, remove_unfinished
+from tracker.uploads.novels import read_upload, register_upload, remove_unfinished
 
 PASSWORD = "a long enough password"
 PY = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
@@ -45,7 +45,7 @@ def book(chapters: int, chars: int = 600) -> bytes:
 KILLED = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    import tracker.uploads as uploads
+    import tracker.uploads.novels as uploads
     from tracker.context import Context
     from tracker.settings import Settings
 
@@ -101,7 +101,7 @@ def test_an_upload_killed_part_way_leaves_no_work_and_the_same_upload_then_succe
 def test_the_daily_run_removes_what_an_upload_stopped_long_ago_left(tmp_path):
     ctx = Context(Settings.load({"FPT_HOME": str(tmp_path)}))
     try:
-        import tracker.uploads as uploads
+        import tracker.uploads.novels as uploads
 
         real = uploads.register_chapter
         calls = []
@@ -141,7 +141,7 @@ def test_a_zip_whose_entries_add_up_to_a_bomb_is_refused_by_the_whole_archive_ra
         for i in range(60):
             z.writestr(f"{i:03d}.txt", b"\xe9\x9b\xa8" * ((1024 * 1024 - 1) // 3))
     assert len(buf.getvalue()) < 400_000
-    from tracker.uploads import UploadError
+    from tracker.uploads.novels import UploadError
 
     with pytest.raises(UploadError, match="times its size"):
         read_upload("bomb.zip", buf.getvalue())
@@ -179,7 +179,7 @@ def test_every_zip_shape_is_a_2xx_or_a_4xx(client, names, dirs, bodies):
 def test_titles_are_unique_per_organisation_not_across_them(tmp_path):
     ctx = Context(Settings.load({"FPT_HOME": str(tmp_path)}))
     try:
-        from tracker.uploads import WorkExists
+        from tracker.uploads.novels import WorkExists
 
         ctx.store.upsert_org(Organisation(name="east"))
         ctx.store.upsert_org(Organisation(name="west"))

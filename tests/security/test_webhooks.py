@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from tracker import notify, webhooks
-from tracker.notify import NotifyError, send_pending, subscribe
+from tracker.followup import notify, webhooks
+from tracker.followup.notify import NotifyError, send_pending, subscribe
 from tracker.settings import Settings
 from tracker.store.followup import Event
 from tracker.store.sqlite import SQLiteStore
@@ -118,11 +118,11 @@ def test_a_trickling_receiver_is_cut_at_the_deadline(serve, monkeypatch):
 def test_send_a_test_is_bounded_and_healthz_stays_fast_while_four_trickle(serve, app, store, tokens, monkeypatch):
     from waitress.server import create_server
 
-    import web.subscriptions
+    import web.manage.subscriptions
 
     slow = serve(trickle(every=1.0, total=200))
     monkeypatch.setenv("FPT_FETCH_ALLOW", "127.0.0.1/32")
-    monkeypatch.setattr(web.subscriptions, "TEST_TIMEOUT", 2.0)
+    monkeypatch.setattr(web.manage.subscriptions, "TEST_TIMEOUT", 2.0)
     sub = subscribe(store, "webhook", slow.url + "/hook", secret="k", site="biquge")
     server = create_server(app, host="127.0.0.1", port=0, threads=4)
     threading.Thread(target=server.run, daemon=True).start()

@@ -9,7 +9,7 @@ from fingerprint.models import Document
 from fingerprint.track import Tracker
 from tracker.fingerprints import params_of
 from tracker.settings import Settings, SettingsError
-from web.demo_site import chapters_from_folder
+from web.demo.site import chapters_from_folder
 
 import fptrack_samples
 

@@ -34,7 +34,7 @@ def test_the_tracker_core_loads_neither_scrapy_nor_flask():
     import subprocess
     import sys
 
-    code = ("import sys, tracker.cli, tracker.pipeline, tracker.tasks, tracker.context; "
+    code = ("import sys, tracker.cli, tracker.pipeline, tracker.workers.tasks, tracker.context; "
             "print(sorted(m for m in ('scrapy', 'flask', 'twisted') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

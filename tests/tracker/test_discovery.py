@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from tracker.cli import main
-from tracker.discovery import DiscoverySettings, discover, plan_queries
+from tracker.discovery.discover import DiscoverySettings, discover, plan_queries
 from tracker.registry import register_work
-from tracker.search_providers import HTTPSearchProvider, SearchError, config_from
+from tracker.discovery.providers import HTTPSearchProvider, SearchError, config_from
 from tracker.store import NotFound
 from tracker.store.tenancy import Organisation
 
@@ -179,7 +179,7 @@ def test_the_provider_pages_until_its_limit_and_keeps_its_rate():
 
 
 def test_the_key_goes_where_the_api_wants_it_and_bad_settings_say_the_fix(monkeypatch):
-    import tracker.search_providers as providers
+    import tracker.discovery.providers as providers
 
     seen: list[dict] = []
     real = providers.fetch
@@ -243,7 +243,7 @@ def test_the_command_prints_the_queries_and_the_counts(registered, monkeypatch):
 
 
 def test_the_daily_hook_skips_without_a_search_api(ctx, monkeypatch):
-    from tracker.discovery import daily_discovery
+    from tracker.discovery.discover import daily_discovery
 
     monkeypatch.delenv("FPT_SEARCH_URL", raising=False)
     assert daily_discovery(ctx) == {"skipped": "no search API configured (FPT_SEARCH_URL)"}
@@ -270,7 +270,7 @@ class CannedProvider:
 
 
 def test_a_plug_in_provider_is_named_by_its_module_and_class(registered):
-    from tracker.discovery import DiscoveryError, make_provider
+    from tracker.discovery.discover import DiscoveryError, make_provider
 
     provider = make_provider(DiscoverySettings(), "tests.tracker.test_discovery:CannedProvider")
     assert provider.name == "canned"

@@ -1,4 +1,4 @@
-"""Query building (tracker.search_queries): deterministic, distinctive sentences chosen over
+"""Query building (tracker.discovery.queries): deterministic, distinctive sentences chosen over
 stock phrases and repeated lines, phrases fit for a search engine, and linear time on
 hostile text."""
 from __future__ import annotations
@@ -11,15 +11,8 @@ from hypothesis import strategies as st
 
 from tests.fuzz.strategies import giant_tokens, hostile_texts
 from tests.linear import assert_linear
-from tracker.search_queries import (
-    Query,
-    QueryPlan,
-    build_queries,
-    candidates,
-    distinctive_sentences,
-    phrase,
-    telling_chapter_titles,
-    units,
+from tracker.discovery.queries import (
+    Query, QueryPlan, build_queries, candidates, distinctive_sentences, phrase, telling_chapter_titles, units,
 )
 
 from ..conftest import ROOT
@@ -162,9 +155,9 @@ def test_query_building_is_pure_and_discovery_loads_no_crawler():
     import subprocess
     import sys
 
-    code = ("import sys, tracker.search_queries; a = sorted(m for m in ('scrapy', 'flask', 'pymongo', 'redis', "
+    code = ("import sys, tracker.discovery.queries; a = sorted(m for m in ('scrapy', 'flask', 'pymongo', 'redis', "
             "'sqlite3', 'urllib.request', 'http.client') if m in sys.modules); "
-            "import tracker.discovery, tracker.discovery_cli; "
+            "import tracker.discovery.discover, tracker.discovery.cli; "
             "print(a, sorted(m for m in ('scrapy', 'flask', 'twisted', 'crawler') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.returncode == 0, out.stderr

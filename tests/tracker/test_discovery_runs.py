@@ -1,6 +1,6 @@
 """Discovery runs as the admin follows them: a run is "running" in the store until it ends and
 "failed" when an error stops it, reports its progress, records its work's id when named by
-title; started in the background (tracker.discovery_runs), one at a time per work, its child's
+title; started in the background (tracker.discovery.child_runs), one at a time per work, its child's
 failure and disappearance are said in its state."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from tracker import discovery_runs
+from tracker.discovery import child_runs as discovery_runs
 from tracker.child_jobs import write_state
-from tracker.discovery import DiscoverySettings, discover
+from tracker.discovery.discover import DiscoverySettings, discover
 from tracker.store import Chapter, Work
 
 SMALL = DiscoverySettings(discovery_sentences=1, discovery_chapter_titles=0)
@@ -85,7 +85,7 @@ def test_a_background_run_without_a_search_api_fails_and_says_the_fix(work, sett
 def test_one_background_run_per_work_and_a_vanished_one_is_failed(settings):
     path = discovery_runs.state_file(settings, "shancheng")
     # a live process that is a discovery run (its command line says so)
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "tracker.discovery_runs"])
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "tracker.discovery.child_runs"])
     try:
         write_state(path, {"state": "running", "work": "shancheng", "pid": proc.pid, "run": 7})
         again = discovery_runs.start(settings, "shancheng")

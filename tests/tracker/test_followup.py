@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from tracker.cli import main
-from tracker.followup import PoliteClient, recheck, stats
+from tracker.followup.recheck import PoliteClient, recheck, stats
 from tracker.pipeline import process_page, process_queued
 from tracker.registry import register_work
 from tracker.store import MatchRecord, Page, Site
@@ -187,7 +187,7 @@ def test_the_tracker_records_a_new_match_once_and_reopens_a_removed_one_it_finds
 
 
 def test_a_page_seen_unchanged_reopens_only_its_removed_copies_once(ctx):
-    from tracker.followup import seen_unchanged
+    from tracker.followup.recheck import seen_unchanged
 
     url = "https://pirate.example/3.html"
     for chapter, status in (("W/1", "removed"), ("W/2", "confirmed"), ("W/3", "dismissed")):
@@ -234,8 +234,8 @@ def test_numbers_per_site(ctx):
 
 
 def test_the_daily_follow_up_rechecks_then_tells(ctx, settings, site):
-    from tracker.followup import daily
-    from tracker.notify import subscribe
+    from tracker.followup.recheck import daily
+    from tracker.followup.notify import subscribe
 
     from .fixture_site import webhook_receiver
 

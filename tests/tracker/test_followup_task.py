@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 
-from tracker import tasks
-from tracker.celery_app import create_celery
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
 from tracker.context import Context
-from tracker.notify import subscribe
+from tracker.followup.notify import subscribe
 from tracker.pipeline import process_page
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import Page, StoreError
-from tracker.task_names import FOLLOWUP
+from tracker.workers.names import FOLLOWUP
 
 from .conftest import SAMPLES
 from .fixture_site import pirate_site, webhook_receiver

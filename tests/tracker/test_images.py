@@ -11,11 +11,11 @@ from click.testing import CliRunner
 
 from bench.images import cover, encode, transforms
 from fingerprint.plural import counted
-from tracker import tasks
-from tracker.celery_app import create_celery
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
 from tracker.cli import main
 from tracker.context import Context
-from tracker.images import MAX_IMAGE_BYTES, process_queued_images, register_image
+from tracker.media.images import MAX_IMAGE_BYTES, process_queued_images, register_image
 from tracker.pipeline import ingest
 from tracker.registry import register_work
 from tracker.settings import Settings
@@ -98,8 +98,8 @@ def test_every_copy_is_found_and_no_look_alike(ctx, tmp_path, art):
 
 
 def test_a_new_image_copy_is_a_notification_event_once(ctx, art):
-    from tracker.images import process_image
-    from tracker.notify import subscribe
+    from tracker.media.images import process_image
+    from tracker.followup.notify import subscribe
 
     _, covers, copies, _ = art
     register_image(ctx, "山城旧事", "front.png", covers["front"])
@@ -146,7 +146,7 @@ def test_a_process_sees_images_another_process_registered(tmp_path, art):
         other.store.upsert_page_image(PageImage(key="https://x/1.jpg", url="https://x/1.jpg", site="x",
                                                 found_on="https://x/book", data=data))
         result = app.tasks["tracker.tasks.process_image"].apply_async(("https://x/1.jpg",)).get()
-        # A cover holds no rows of text: judged so (tracker.pictures), never read by OCR.
+        # A cover holds no rows of text: judged so (tracker.media.pictures), never read by OCR.
         assert result == {"image": "https://x/1.jpg", "status": "done", "matches": 1, "reason": "",
                           "picture": "no text"}
         m = worker.store.get_image_match("https://x/1.jpg", "山城旧事/front.png")

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings as hyp_settings
 from hypothesis import strategies as st
 
 from tracker.cli import main
-from tracker.notify import send_pending
+from tracker.followup.notify import send_pending
 from tracker.pipeline import process_page
 from tracker.registry import register_work
 from tracker.store import CrawlRun, Page, now
@@ -258,7 +258,7 @@ def test_notify_purge_keeps_everything_when_the_setting_says_0(ctx, env):
 
 
 def test_expire_events_keeps_every_event_for_0_days(ctx):
-    from tracker.notify import Purged, expire_events
+    from tracker.followup.notify import Purged, expire_events
 
     _events_of_age(ctx.store, {"old": 900})
     assert expire_events(ctx.store, 0) == Purged(0, 0)

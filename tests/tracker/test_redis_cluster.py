@@ -16,7 +16,7 @@ from fingerprint.index import IndexParams, MemoryIndex
 from tracker.cli import main
 from tracker.context import Context
 from tracker.pipeline import ingest, process_page, process_queued
-from tracker.redis_index import RedisIndex, connect
+from tracker.redisindex import RedisIndex, connect
 from tracker.redisindex.wire import key_slot, slots_of
 from tracker.registry import register_work
 from tracker.settings import Settings

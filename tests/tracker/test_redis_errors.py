@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from fingerprint.index import IndexParams
 from tracker.cli import main
 from tracker.redis_client import RedisUnavailable, connect
-from tracker.redis_index import IndexUnavailable, RedisIndex
+from tracker.redisindex import IndexUnavailable, RedisIndex
 from tracker.settings import Settings
 
 from ..cluster import free_ports

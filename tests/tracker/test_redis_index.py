@@ -12,7 +12,7 @@ import redis
 
 from fingerprint.engine import EngineConfig
 from fingerprint.index import IndexKeys, IndexParams, MemoryIndex, index_keys
-from tracker.redis_index import IndexMismatch, IndexUnavailable, RedisIndex, connect
+from tracker.redisindex import IndexMismatch, IndexUnavailable, RedisIndex, connect
 
 from ..conftest import need, redis_url
 from ..fingerprint.index_contract import (

@@ -1,4 +1,4 @@
-"""Site crawl schedules (tracker.schedule): which slot a check serves, across day, month and
+"""Site crawl schedules (tracker.sites.schedule): which slot a check serves, across day, month and
 year boundaries, lost checks and changed hours; and the selection against a real store."""
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracker.schedule import (Schedule, ScheduleError, check_every, check_hour, claim_due_sites, due_slot,
-                              first_due, last_crawl, latest_slot, next_crawl, schedule_of, site_schedule)
+from tracker.sites.schedule import (
+    Schedule, ScheduleError, check_every, check_hour, claim_due_sites, due_slot, first_due, last_crawl, latest_slot,
+    next_crawl, schedule_of, site_schedule,
+)
 from tracker.store import CrawlRun, Site
 from tracker.store.sqlite import SQLiteStore
 

@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 import mongomock
 import pytest
 
-from tracker import tasks
-from tracker.celery_app import create_celery
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
 from tracker.settings import Settings
 from tracker.store import Site
 from tracker.store.mongo import MongoStore

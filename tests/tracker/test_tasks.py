@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from tracker import pipeline, tasks
-from tracker.celery_app import create_celery, require_broker, run_beat, run_worker
+from tracker import pipeline
+from tracker.workers import tasks
+from tracker.workers.app import create_celery, require_broker, run_beat, run_worker
 from tracker.context import Context
-from tracker.backlog import pages_to_process
-from tracker.queue import dispatch_pages
+from tracker.workers.backlog import pages_to_process
+from tracker.workers.queue import dispatch_pages
 from tracker.registry import register_work
 from tracker.settings import Settings, SettingsError
 from tracker.store import Page, StoreError
@@ -103,7 +104,7 @@ def store_page(ctx: Context, key: str, text: str, site: str = "biquge") -> None:
 
 
 def run(app, name: str, *args):
-    return app.tasks[f"tracker.tasks.{name}"].apply_async(args)
+    return app.tasks[f"tracker.workers.tasks.{name}"].apply_async(args)
 
 
 def test_create_celery_configuration(settings):
@@ -120,7 +121,7 @@ def test_create_celery_configuration(settings):
     assert hourly["schedule"].hour == set(range(24))
     assert c.timezone == "UTC"
     for name in ("process_page", "register_chapter", "reindex", "daily"):
-        task = app.tasks[f"tracker.tasks.{name}"]
+        task = app.tasks[f"tracker.workers.tasks.{name}"]
         assert task.max_retries == 3  # FPT_MAX_ATTEMPTS
         assert task.retry_backoff and task.retry_jitter
         assert StoreError in task.autoretry_for
@@ -280,7 +281,7 @@ def test_recrawl_without_configured_sites_starts_no_crawl(ctx, caplog, monkeypat
     import subprocess
 
     monkeypatch.setattr(subprocess, "run", lambda *a, **kw: pytest.fail("no crawl should start"))
-    with caplog.at_level("INFO", logger="tracker.tasks"):
+    with caplog.at_level("INFO", logger="tracker.workers.tasks"):
         assert tasks.recrawl_sites(ctx) == 0
     assert "no sites configured for re-crawling" in caplog.text
 
@@ -350,7 +351,7 @@ def test_dispatch_with_an_app_sends_tasks(app, ctx):
 
 
 def test_dispatch_to_an_unreachable_broker_says_what_to_do(tmp_path, ctx):
-    from tracker.queue import BrokerUnavailable
+    from tracker.workers.queue import BrokerUnavailable
 
     store_page(ctx, "a", PIRATED)
     s = Settings.load({"FPT_HOME": str(tmp_path / "home"), "FPT_BROKER_URL": "redis://:secret@127.0.0.1:1/14"})
@@ -361,7 +362,7 @@ def test_dispatch_to_an_unreachable_broker_says_what_to_do(tmp_path, ctx):
 
 
 def test_module_app_for_the_celery_command(monkeypatch, tmp_path):
-    import tracker.celery_app as module
+    import tracker.workers.app as module
 
     monkeypatch.setenv("FPT_HOME", str(tmp_path))
     monkeypatch.setenv("FPT_BROKER_URL", "redis://127.0.0.1:6379/14")
@@ -410,7 +411,7 @@ def test_redis_failure_is_one_line_and_retried(tmp_path, caplog, monkeypatch):
         assert result.state == "FAILURE" and len(calls) == 1 + 2
         with pytest.raises(RedisUnavailable, match="out of memory"):
             result.get()
-        warnings = [r.getMessage() for r in caplog.records if r.name == "tracker.tasks" and r.levelname == "WARNING"]
+        warnings = [r.getMessage() for r in caplog.records if r.name == "tracker.workers.tasks" and r.levelname == "WARNING"]
         assert [w.rpartition(" in ")[0] for w in warnings] == [f"process_page p: {line}; retry {n} of 2"
                                                                for n in (1, 2)]
         assert all(w.endswith(" s") for w in warnings)  # the backoff's countdown
@@ -437,7 +438,7 @@ def test_unreachable_redis_index_is_one_line_and_retried(tmp_path, caplog):
     try:
         with caplog.at_level(logging.INFO):
             assert run(app, "process_page", "p").state == "FAILURE"
-        lines = [r.getMessage() for r in caplog.records if r.name == "tracker.tasks"]
+        lines = [r.getMessage() for r in caplog.records if r.name == "tracker.workers.tasks"]
         assert len(lines) == 2 and lines[0].startswith("process_page p: ") and "retry 1 of 1" in lines[0]
         assert lines[1].startswith("process_page p: gave up after 1 retries: ")
         assert all("127.0.0.1:1" in line and "FPT_REDIS_URL" in line for line in lines)
@@ -449,7 +450,7 @@ def test_unreachable_redis_index_is_one_line_and_retried(tmp_path, caplog):
 
 
 def test_daily_run_goes_on_when_discovery_fails_and_expires_old_evidence(app, ctx, monkeypatch, caplog):
-    import tracker.discovery as discovery
+    import tracker.discovery.discover as discovery
     import tracker.evidence.retention as retention
 
     def broken(_ctx):

@@ -14,8 +14,9 @@ from tracker.store import MatchRecord, NotFound, StoreError
 from tracker.store.scoped import ScopedStore
 from tracker.store.sqlite import SQLiteStore
 from tracker.store.tenancy import DEFAULT_ORG, Organisation
-from tracker.uploads import (EditionIncomplete, NoWork, Upload, UploadError, WorkExists, read_upload,
-                             register_upload)
+from tracker.uploads.novels import (
+    EditionIncomplete, NoWork, Upload, UploadError, WorkExists, read_upload, register_upload,
+)
 
 from .test_uploads import CH1, CH2, zipped
 

@@ -15,7 +15,7 @@ from tracker.context import Context
 from tracker.settings import Settings
 from tracker.store import MatchRecord, NotFound
 from tracker.store.sqlite import SQLiteStore
-from tracker.uploads import Limits, UploadError, WorkExists, read_upload, register_upload, remove_work
+from tracker.uploads.novels import Limits, UploadError, WorkExists, read_upload, register_upload, remove_work
 
 CH1 = "山城的雨下了整整一夜，陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的粗茶。" * 6
 CH2 = "雨停了，码头上的人渐渐多起来，挑夫们吆喝着把货物搬上船，汽笛声远远传来。" * 6
@@ -182,7 +182,7 @@ def test_a_taken_title_is_refused_and_leaves_the_work_as_it_was(ctx):
 
 
 def test_a_failure_half_way_leaves_nothing_registered(ctx, monkeypatch):
-    import tracker.uploads as uploads
+    import tracker.uploads.novels as uploads
 
     calls = []
     real = uploads.register_chapter

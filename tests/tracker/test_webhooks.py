@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tracker.webhooks import MAX_BACKOFF, deliver, signature, verify
+from tracker.followup.webhooks import MAX_BACKOFF, deliver, signature, verify
 
 
 @given(secret=st.text(min_size=1, max_size=40), body=st.binary(max_size=300), flip=st.integers(0, 10_000))
@@ -22,7 +22,7 @@ def test_a_signature_holds_for_its_body_and_secret_only(secret, body, flip):
 
 
 def test_retries_back_off_exponentially_up_to_a_cap(monkeypatch):
-    import tracker.webhooks as webhooks
+    import tracker.followup.webhooks as webhooks
 
     answers = iter([(503, "HTTP 503"), (0, "no answer: timed out"), (429, "HTTP 429"), (500, "HTTP 500"),
                     (200, "HTTP 200")])
@@ -35,7 +35,7 @@ def test_retries_back_off_exponentially_up_to_a_cap(monkeypatch):
 
 
 def test_a_refusal_is_not_retried_now(monkeypatch):
-    import tracker.webhooks as webhooks
+    import tracker.followup.webhooks as webhooks
 
     calls = []
     monkeypatch.setattr(webhooks, "post", lambda *a, **k: calls.append(1) or (404, "HTTP 404 Not Found"))

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tracker.celery_app import create_celery
+from tracker.workers.app import create_celery
 from tracker.context import Context
-from tracker.queue import dispatch_pages
+from tracker.workers.queue import dispatch_pages
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import Page

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tracker import site_crawls
+from crawler import site_runs as site_crawls
 
 from .conftest import csrf_token, post
 

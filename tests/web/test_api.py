@@ -1,10 +1,10 @@
 """The JSON API returns the same data the HTML pages show."""
 import pytest
 
-from web import reports as reports_module
-from web.catalog import ChapterCatalog
+from web.reports import queries as reports_module
+from web.reports.catalog import ChapterCatalog
 from web.params import Paging
-from web.reports import Reports
+from web.reports.queries import Reports
 
 from .conftest import XSS_ATTR
 

@@ -93,11 +93,11 @@ def test_every_failed_sign_in_says_the_same_so_names_stay_secret(client, store):
 
 
 def test_a_locked_or_unknown_account_still_costs_a_password_check(client, store, monkeypatch):
-    import web.accounts
+    import web.auth.accounts
 
     checked = []
-    real = web.accounts.check_password_hash
-    monkeypatch.setattr(web.accounts, "check_password_hash", lambda h, p: checked.append(h) or real(h, p))
+    real = web.auth.accounts.check_password_hash
+    monkeypatch.setattr(web.auth.accounts, "check_password_hash", lambda h, p: checked.append(h) or real(h, p))
     login(client, "nobody", "bad")
     u = store.get_user("viewer")
     u.locked_until = T0_FAR

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from web.charts import bar_chart, day_chart
+from web.reports.charts import bar_chart, day_chart
 
 RECT = re.compile(r'<rect class="chart-bar" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"')
 LABEL = re.compile(r'<text class="chart-label" x="([\d.-]+)" y="[\d.]+" text-anchor="(\w+)">([^<]*)</text>')

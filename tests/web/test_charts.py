@@ -1,6 +1,6 @@
 import re
 
-from web.charts import bar_chart, day_chart
+from web.reports.charts import bar_chart, day_chart
 
 XSS = "<script>alert(1)</script>"
 

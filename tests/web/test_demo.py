@@ -70,7 +70,7 @@ def test_a_busy_port_gets_a_message(tmp_path):
 
 
 def test_the_admin_loads_no_scrapy_and_the_crawler_no_flask():
-    code = ("import sys, web, web.demo, web.cli; web.create_app; "
+    code = ("import sys, web, web.demo.command, web.cli; web.create_app; "
             "print(sorted(m for m in ('scrapy', 'twisted') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"

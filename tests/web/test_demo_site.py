@@ -1,4 +1,4 @@
-"""web.demo_site: the pirate site crawler tests run against, over real HTTP on 127.0.0.1."""
+"""web.demo.site: the pirate site crawler tests run against, over real HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import re
@@ -8,14 +8,7 @@ import urllib.request
 
 import pytest
 
-from web.demo_site import (
-    BOOK_PATH,
-    VARIANTS,
-    SampleSite,
-    build_site,
-    chapters_from_folder,
-    respond,
-)
+from web.demo.site import BOOK_PATH, VARIANTS, SampleSite, build_site, chapters_from_folder, respond
 from tests.conftest import ROOT
 
 ORIGINALS = ROOT / "samples" / "originals"

@@ -10,11 +10,11 @@ from datetime import timedelta
 import pytest
 from werkzeug.security import generate_password_hash
 
-from tracker import discovery_runs
+from tracker.discovery import child_runs as discovery_runs
 from tracker.store import User
 from tracker.store.discovery import DiscoveryQuery, DiscoveryRun
 from tracker.store.tenancy import DEFAULT_ORG
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 from web import create_app
 
 from .conftest import PASSWORD, T0, csrf_token, login

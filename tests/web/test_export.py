@@ -5,7 +5,7 @@ import io
 import pytest
 
 from tracker.store import MatchRecord
-from web import reports
+from web.reports import queries as reports
 
 from .conftest import XSS_ATTR
 

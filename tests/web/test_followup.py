@@ -50,7 +50,7 @@ def test_with_no_takedown_the_page_says_so(viewer):
 
 
 def test_subscriptions_are_shown_without_a_webhook_path(admin, store):
-    from tracker.notify import subscribe
+    from tracker.followup.notify import subscribe
 
     subscribe(store, "email", "rights@example.com", work="山城旧事")
     subscribe(store, "webhook", "https://hooks.chat.example/services/T0/B0/xoxb-secret", site="biquge", secret="k")

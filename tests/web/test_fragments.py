@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from web.fragments import Fragments
+from web.reports.fragments import Fragments
 
 from .conftest import login, post
 

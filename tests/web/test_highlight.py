@@ -2,7 +2,7 @@ import re
 
 from markupsafe import Markup, escape
 
-from web.highlight import excerpt, highlight, merge_spans, segments, side_spans
+from web.review.highlight import excerpt, highlight, merge_spans, segments, side_spans
 
 
 def test_spans_at_both_edges_mark_the_whole_text_pieces():

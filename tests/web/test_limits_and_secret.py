@@ -1,8 +1,8 @@
 import os
 import stat
 
-from web.limits import FailureLimiter
-from web.secret import FILE_NAME, secret_key
+from web.auth.limits import FailureLimiter
+from web.auth.secret import FILE_NAME, secret_key
 
 
 def test_limiter_blocks_after_max_failures_until_the_window_passes():

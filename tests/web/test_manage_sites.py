@@ -12,7 +12,7 @@ from tests.conftest import ROOT
 from tracker.store import User
 from tracker.store.open import open_store
 from web import create_app
-from web.demo_site import SampleSite, chapters_from_folder
+from web.demo.site import SampleSite, chapters_from_folder
 
 from .conftest import PASSWORD, csrf_token, login
 
@@ -252,7 +252,7 @@ def test_a_crawl_whose_process_is_gone_or_another_program_is_failed_and_never_si
     import subprocess
     import sys
 
-    from tracker import site_crawls
+    from crawler import site_runs as site_crawls
 
     path = site_crawls.state_file(settings, "sample")
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from web.takedown import notice_text
+from web.review.takedown import notice_text
 
 from .test_takedown import M1, items
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.openapi import OPERATIONS, openapi_path
+from web.api.openapi import OPERATIONS, openapi_path
 
 from .test_routes import rules
 from .test_tokens import bearer, tokens  # noqa: F401  (a fixture)
@@ -27,7 +27,7 @@ def test_every_api_route_is_described_and_every_description_is_a_route(client, t
     assert r.status_code == 200
     doc = r.get_json()
     routes, documented = api_operations(), described(doc)
-    assert not routes - documented, f"describe these in web/openapi.py: {sorted(routes - documented)}"
+    assert not routes - documented, f"describe these in web/api/openapi.py: {sorted(routes - documented)}"
     assert not documented - routes, f"described but no such route: {sorted(documented - routes)}"
 
 
@@ -38,7 +38,7 @@ def test_the_description_needs_credentials_like_the_rest_of_the_api(client):
 def test_scopes_follow_what_the_view_does(app):
     """A POST, PATCH or DELETE needs a write token unless its view only reads (marked reads_only)."""
     with app.test_request_context():
-        from web.openapi import description
+        from web.api.openapi import description
 
         doc = description()
     views = {(openapi_path(r.rule), m.lower()): app.view_functions[r.endpoint]
@@ -56,7 +56,7 @@ def test_scopes_follow_what_the_view_does(app):
 def test_the_description_is_valid_openapi_3_1(app):
     validator = pytest.importorskip("openapi_spec_validator")
     with app.test_request_context():
-        from web.openapi import description
+        from web.api.openapi import description
 
         validator.validate(description())
 

@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from tracker.notify import subscribe
+from tracker.followup.notify import subscribe
 from tracker.settings import Settings
 from tracker.store.followup import subscription_id
 from web import create_app

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from tracker.settings import SettingsError
 from tracker.store.open import open_store
 from web import cli, create_app
-from web.sessions import TOUCH_EVERY, session_id
+from web.auth.sessions import TOUCH_EVERY, session_id
 
 from .conftest import PASSWORD, T0, fill, login, post
 from .test_auth import basic

@@ -6,7 +6,7 @@ import threading
 import time
 
 from tracker.store import MatchRecord
-from web.snapshots import Snapshots
+from web.reports.snapshots import Snapshots
 
 from .conftest import post
 

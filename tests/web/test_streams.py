@@ -3,7 +3,7 @@ import io
 import json
 from datetime import datetime, timezone
 
-from web.streams import attachment, csv_lines, json_lines, safe_cell
+from web.reports.streams import attachment, csv_lines, json_lines, safe_cell
 
 
 def test_formula_cells_get_a_leading_quote():

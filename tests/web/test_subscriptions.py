@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from tracker.notify import subscribe
+from tracker.followup.notify import subscribe
 from tracker.store.followup import EVENT_KINDS
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 
 from .conftest import csrf_token, post
 from .test_orgs import east, signed_in  # noqa: F401  (a fixture)
@@ -234,7 +234,7 @@ def with_smtp(app, settings, url: str) -> None:
 
 def test_a_test_reaches_a_real_webhook_signed_once_and_nothing_is_stored(client, store, tokens):  # noqa: F811
     from tests.tracker.fixture_site import webhook_receiver
-    from tracker import webhooks
+    from tracker.followup import webhooks
 
     with webhook_receiver() as hook:
         sub = subscribe(store, "webhook", hook.url, site="biquge", secret="s3cret")

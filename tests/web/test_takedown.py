@@ -3,8 +3,8 @@ same in the admin's Takedown page and the API; and its text."""
 from datetime import date
 
 from tracker.store import MatchRecord, Page
-from web.catalog import ChapterCatalog
-from web.takedown import in_notice, notice_items, notice_matches, notice_text, nothing_to_notice
+from web.reports.catalog import ChapterCatalog
+from web.review.takedown import in_notice, notice_items, notice_matches, notice_text, nothing_to_notice
 
 from .conftest import CH1, T0, post
 
@@ -166,8 +166,8 @@ def test_the_sender_defaults_to_the_organisation(store):
     from flask_login import LoginManager, login_user
 
     from tracker.store import User
-    from web.access import SignedIn
-    from web.notices import sender_args
+    from web.auth.access import SignedIn
+    from web.review.notices import sender_args
 
     app = Flask(__name__)
     app.secret_key = "x"

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from tracker.cli import main
 from tracker.store import Store
-from tracker.tokens import create_token, token_hash
+from tracker.tenancy.tokens import create_token, token_hash
 
 from .conftest import csrf_token, post
 from .test_orgs import east  # noqa: F401  (a fixture)

@@ -12,9 +12,9 @@ import zipfile
 from html import unescape
 
 from tracker.store import MatchRecord, Page
-from web import evidence
-from web.catalog import ChapterCatalog
-from web.takedown import notice_entries, notice_matches, notice_text
+from web.review import evidence
+from web.reports.catalog import ChapterCatalog
+from web.review.takedown import notice_entries, notice_matches, notice_text
 
 from .conftest import CH1, T0
 from .test_routes import M1

@@ -9,7 +9,7 @@ import pytest
 
 from tests.tracker.test_uploads import zipped
 from tracker.store import NotFound
-from tracker.tokens import create_token
+from tracker.tenancy.tokens import create_token
 
 from .conftest import CH1, CH3, csrf_token
 from .test_orgs import east, signed_in  # noqa: F401  (a fixture)

@@ -366,7 +366,7 @@ def test_the_command_line_lists_the_last_sign_in_too(settings):
 
 
 def test_the_last_sign_in_is_written_at_most_once_a_minute(store):
-    from web.accounts import sign_in
+    from web.auth.accounts import sign_in
 
     t0 = now()
     assert sign_in(store, "viewer", PASSWORD, at=t0).user.last_login == t0
@@ -441,7 +441,7 @@ def test_the_api_keeps_the_rules_of_the_pages(client, east):  # noqa: F811
 
 
 def test_the_api_refuses_tokens_and_forms_from_other_sites(client, store):
-    from tracker.tokens import create_token
+    from tracker.tenancy.tokens import create_token
 
     from .test_tokens import bearer
 
@@ -458,7 +458,7 @@ def test_the_api_refuses_tokens_and_forms_from_other_sites(client, store):
 
 
 def can_sign_in_store(store, name: str) -> bool:
-    from web.accounts import sign_in
+    from web.auth.accounts import sign_in
 
     return sign_in(store, name, PASSWORD).user is not None
 

@@ -1,4 +1,4 @@
-"""The records of discovery (tracker.discovery): each run, what each of its search queries
+"""The records of discovery (tracker.discovery.discover): each run, what each of its search queries
 found, and every URL a search has ever returned, so that a URL is crawled once."""
 from __future__ import annotations
 

@@ -126,7 +126,7 @@ class Site:
     recrawl: bool = True  # crawled on its schedule (False: paused)
     created_at: datetime = field(default_factory=now)
     updated_at: datetime = field(default_factory=now)
-    # Its schedule (tracker.schedule): the UTC hour of its crawl (None: FPT_RECRAWL_HOUR), every N days.
+    # Its schedule (tracker.sites.schedule): the UTC hour of its crawl (None: FPT_RECRAWL_HOUR), every N days.
     hour: int | None = None
     every: int = 1
     # The slot of its last scheduled crawl; written only by Store.claim_site_slot, kept by upsert_site.
@@ -202,7 +202,7 @@ class PageImage:
     etag: str = ""  # the response's validators, sent back when it is fetched again
     last_modified: str = ""
     position: int = 0  # its place among the pictures of the page that shows it (page order)
-    # What OCR made of it (tracker.pictures): {"status": "read" | "no text" | ..., "text", "lines",
+    # What OCR made of it (tracker.media.pictures): {"status": "read" | "no text" | ..., "text", "lines",
     # "engine", ...}; {} until it is judged. New bytes clear it; the same bytes keep it.
     reading: dict[str, Any] = field(default_factory=dict)
 

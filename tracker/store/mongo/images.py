@@ -1,7 +1,7 @@
 """MongoDB: registered images of works, images found on crawled pages, and their matches.
 
 Image bytes live in the documents (BSON binary): a registered or crawled image is
-size-limited well under MongoDB's 16 MB per document (tracker.images.MAX_IMAGE_BYTES)."""
+size-limited well under MongoDB's 16 MB per document (tracker.media.images.MAX_IMAGE_BYTES)."""
 from __future__ import annotations
 
 import hashlib

@@ -1,0 +1,3 @@
+"""Discovery: search queries for a work, the search providers that answer them, the run that crawls
+what they find, `fptrack discover`, and runs started from the admin. May import fingerprint and the
+rest of tracker; never crawler or web."""

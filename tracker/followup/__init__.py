@@ -1,0 +1,3 @@
+"""Follow-up: re-checks of copies whose takedown was sent, the events they and matching record, who
+is told (e-mail digests, webhooks), `fptrack recheck` and `fptrack notify`. May import fingerprint
+and the rest of tracker; never crawler or web."""

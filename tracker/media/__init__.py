@@ -1,0 +1,2 @@
+"""Pictures on pages: copies of registered covers and illustrations, and chapters posted as pictures
+(read by OCR). May import fingerprint and the rest of tracker; never crawler or web."""
