@@ -45,4 +45,4 @@ def keep_old_names(moved: Mapping[str, str]) -> None:
     for finder in sys.meta_path:
         if isinstance(finder, _OldNames) and finder.moved == dict(moved):
             return
-    sys.meta_path.append(_OldNames(moved))
+    sys.meta_path.insert(0, _OldNames(moved))  # before the path finders: a stale folder must not win

@@ -1,154 +1,37 @@
-"""No import cycles among tracker's modules, counting the imports inside functions.
+"""The layout the code keeps: no import cycle, layers that import downwards only, no module over
+500 lines, and at most so many modules directly in tracker/ and web/.
 
 Every module of the project's packages is parsed with `ast` (nothing is imported), and
 each `import` / `from ... import` anywhere in it, at the top or inside a function, is an
 edge to the project module it loads: `from . import tasks` loads tracker.workers.tasks,
 `from .store import NotFound` loads tracker.store. Imports under `if TYPE_CHECKING:`
 never run and are left out. A cycle is printed module by module, so that it can be cut
-where it is cheapest.
+where it is cheapest. The functions live in scripts/layout.py, which prints the same counts.
 """
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("fingerprint", "tracker", "crawler", "web")
+_spec = importlib.util.spec_from_file_location("layout", ROOT / "scripts" / "layout.py")
+layout = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(layout)
+
+PACKAGES = layout.PACKAGES
+project_modules = layout.project_modules
+import_graph = layout.import_graph
+tangles = layout.tangles
+a_cycle = layout.a_cycle
+describe = layout.describe
 
 #: Cycles known and waiting for their fix, as the sorted modules of the cycle -> why it is
 #: still there. The test fails when one of them is gone, so that its entry is removed too.
 PENDING: dict[tuple[str, ...], str] = {
 }
-
-
-def project_modules(root: Path = ROOT, packages=PACKAGES) -> dict[str, Path]:
-    """Dotted module name -> file, for every .py file of `packages` (a package is its __init__)."""
-    found = {}
-    for pkg in packages:
-        for path in sorted((root / pkg).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            found[".".join(parts)] = path
-    return found
-
-
-def _type_checking_only(tree: ast.AST) -> set[int]:
-    """ids of the nodes under `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`)."""
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If):
-            test = node.test
-            name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else ""
-            if name == "TYPE_CHECKING":
-                skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return skip
-
-
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> dict[str, int]:
-    """The project modules `name` imports, anywhere in its file -> the line of the first such import."""
-
-    def known(dotted: str) -> str | None:
-        # `import a.b.c` where a.b.c is an attribute, not a module, loads a.b
-        while dotted and dotted not in modules:
-            dotted = dotted.rpartition(".")[0]
-        return dotted or None
-
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    skip = _type_checking_only(tree)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        targets: list[str | None] = []
-        if isinstance(node, ast.Import):
-            targets = [known(a.name) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
-            # `from pkg import mod` loads pkg.mod when it is a module, else pkg itself
-            targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in modules else known(source)
-                       for a in node.names]
-        for target in targets:
-            if target and target != name:
-                out.setdefault(target, node.lineno)
-    return out
-
-
-def import_graph(modules: dict[str, Path]) -> dict[str, dict[str, int]]:
-    return {name: imports_of(name, path, modules) for name, path in modules.items()}
-
-
-def tangles(graph: dict[str, dict[str, int]], within: str) -> list[tuple[str, ...]]:
-    """The groups of modules under `within` that import each other in a circle (the strongly
-    connected components with more than one module, by Tarjan's algorithm), sorted."""
-    nodes = sorted(n for n in graph if n == within or n.startswith(within + "."))
-    inside = set(nodes)
-    edges = {n: sorted(t for t in graph[n] if t in inside) for n in nodes}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[list[str]] = []
-
-    def visit(v: str) -> None:  # recursion depth is bounded by the number of modules
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in edges[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            group = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                group.append(w)
-                if w == v:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for n in nodes:
-        if n not in index:
-            visit(n)
-    return sorted(tuple(g) for g in groups)
-
-
-def a_cycle(group: tuple[str, ...], graph: dict[str, dict[str, int]]) -> list[str]:
-    """A shortest way from the group's first module back to itself, through the group."""
-    start, members = group[0], set(group)
-    edges = {v: sorted(w for w in graph[v] if w in members) for v in group}
-    paths = {start: [start]}
-    todo = [start]
-    while todo:
-        nxt = []
-        for v in todo:
-            for w in edges[v]:
-                if w == start:
-                    return paths[v] + [start]
-                if w in members and w not in paths:
-                    paths[w] = paths[v] + [w]
-                    nxt.append(w)
-        todo = nxt
-    raise AssertionError(f"no cycle through {start} in {group}")  # pragma: no cover
-
-
-def describe(group: tuple[str, ...], graph: dict[str, dict[str, int]], modules: dict[str, Path],
-             root: Path = ROOT) -> str:
-    """The group, one cycle through it, and every import among its modules, with file and line."""
-    steps = [f"{a} imports {b} ({modules[a].relative_to(root)}:{graph[a][b]})"
-             for a in group for b in sorted(graph[a]) if b in group]
-    return (", ".join(group) + ": " + " -> ".join(a_cycle(group, graph)) + "\n    " + "\n    ".join(steps))
 
 
 @pytest.fixture(scope="module")
@@ -157,15 +40,54 @@ def graph():
     return modules, import_graph(modules)
 
 
-def test_tracker_has_no_import_cycle(graph):
+def test_no_import_cycle_anywhere(graph):
     modules, g = graph
-    found = tangles(g, "tracker")
+    found = layout.all_tangles(g)
     for group in found:
         print(describe(group, g, modules))
     new = [group for group in found if group not in PENDING]
-    assert not new, "import cycles in tracker/:\n" + "\n".join(describe(group, g, modules) for group in new)
+    assert not new, "import cycles:\n" + "\n".join(describe(group, g, modules) for group in new)
     gone = set(PENDING) - set(found)
     assert not gone, f"these cycles are gone: remove them from PENDING: {sorted(gone)}"
+
+
+def test_layers_import_downwards_only(graph):
+    modules, g = graph
+    up = layout.upward_imports(g)
+    assert not up, "imports up a layer (fingerprint <- tracker <- crawler <- web):\n" + "\n".join(
+        f"{a} imports {b} ({modules[a].relative_to(ROOT)}:{line})" for a, b, line in up)
+
+
+def test_no_module_is_over_500_lines(graph):
+    modules, _ = graph
+    assert not layout.long_modules(modules), layout.long_modules(modules)
+
+
+@pytest.mark.parametrize("package", sorted(layout.DIRECT_LIMITS))
+def test_a_package_folder_holds_few_modules_directly(package):
+    direct = layout.modules_directly_in(package)
+    assert len(direct) <= layout.DIRECT_LIMITS[package], [p.name for p in direct]
+
+
+def test_every_package_says_what_it_holds():
+    for init in sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and len(doc) > 20, f"{init.relative_to(ROOT)} needs a docstring saying what the package holds"
+
+
+def test_the_checks_see_what_they_look_for(tmp_path):
+    """An upward import and a long module in a made-up project are found (the real one has none)."""
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text('"""x"""\n')
+    (tmp_path / "tracker" / "a.py").write_text("def f():\n    from crawler import b\n")
+    (tmp_path / "crawler" / "b.py").write_text("x = 1\n" * 501)
+    modules = project_modules(tmp_path)
+    g = import_graph(modules)
+    assert layout.upward_imports(g) == [("tracker.a", "crawler.b", 2)]
+    assert layout.long_modules(modules) == [("crawler.b", 501)]
+    text, ok = layout.report(tmp_path)
+    assert not ok and "tracker.a imports crawler.b" in text
 
 
 def test_celery_app_queue_and_tasks_import_one_way(graph):

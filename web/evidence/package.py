@@ -28,7 +28,7 @@ from ..review.evidence import match_evidence
 from ..filters import num, pct, score, when
 from ..review.takedown import in_notice, notice_entries, notice_matches, notice_text, nothing_to_notice
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MAX_MATCHES = 500  # matches in one package; more: one package per page
 
 
