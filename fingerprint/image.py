@@ -28,7 +28,7 @@ import numpy as np
 from .errors import InputError
 
 __all__ = ["GRID", "MAX_PIXELS", "ImageFingerprint", "fingerprint_image", "image_distance", "images_match",
-           "is_image", "load_image", "match_images", "media_type"]
+           "is_image", "load_image", "media_type"]
 
 GRID = 8  # blocks per side of the colour-level map
 CENTRE_INSET = 0.08  # share cut from each side for the centre hash
@@ -158,13 +158,3 @@ def images_match(a: ImageFingerprint, b: ImageFingerprint) -> bool:
     d = image_distance(a, b)
     return d <= SURE_DISTANCE or (d <= MAX_DISTANCE and colour_agreement(a, b) >= MIN_COLOURS)
 
-
-def match_images(originals: list[tuple[str, ImageFingerprint]], pages: list[tuple[str, ImageFingerprint]]):
-    """(page key, original key, distance, colour agreement) for every page image that matches an
-    original, nearest first per page (see fingerprint.image_index)."""
-    from .image_index import ImageIndex
-
-    if not originals or not pages:
-        return
-    for key, hit in ImageIndex(originals).match(pages):
-        yield key, hit.key, hit.distance, hit.colour_agreement

@@ -26,7 +26,7 @@ import numpy as np
 
 from .image import MAX_DISTANCE, ImageFingerprint, colour_agreement, images_match
 
-__all__ = ["ImageHit", "ImageIndex"]
+__all__ = ["ImageHit", "ImageIndex", "match_images"]
 
 
 @dataclass(frozen=True)
@@ -102,3 +102,12 @@ class ImageIndex:
         for key, fp in pages:
             for hit in self.query(fp):
                 yield key, hit
+
+
+def match_images(originals: list[tuple[str, ImageFingerprint]], pages: list[tuple[str, ImageFingerprint]]):
+    """(page key, original key, distance, colour agreement) for every page image that matches an
+    original, nearest first per page."""
+    if not originals or not pages:
+        return
+    for key, hit in ImageIndex(originals).match(pages):
+        yield key, hit.key, hit.distance, hit.colour_agreement

@@ -20,6 +20,7 @@ from ..normalize import tables
 from ..pinyin import tables as pinyin_tables
 from .bags import NAME_BASE, _EN_TOKEN, _TOKENS, _name_keys, _token, coarse_ids
 from .lexicon import lexicon
+from .weights import word_weights
 
 SENSES = 3
 
@@ -72,7 +73,7 @@ class Reading:
     language: str
     concepts: dict[int, int] = field(default_factory=dict)  # concept id -> occurrences
     names: dict[int, int] = field(default_factory=dict)  # name key -> occurrences
-    word_weight: float = 0.0  # zh: each distinct word's best sense weight above rank.FLOOR, summed
+    word_weight: float = 0.0  # zh: each distinct word's best sense weight above weights.FLOOR, summed
 
 
 def _zh_reading(text: str) -> Reading:
@@ -83,8 +84,6 @@ def _zh_reading(text: str) -> Reading:
     cjk = ((c >= 0x4E00) & (c <= 0x9FFF)) | ((c >= 0x3400) & (c <= 0x4DBF)) | ((c >= 0x20000) & (c <= 0x3134F))
     sk, so, sf, pk, po, pf = _zh_tables()
     adjacent = cjk[:-1] & cjk[1:]
-    from .rank import word_weights
-
     weights = word_weights()
     concepts: dict[int, int] = {}
     total = 0.0

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .lexicon import lexicon
 from .quick import Reading
+from .weights import word_weights
 
 NAME_WEIGHT = 1.5  # Chinese name keys are every repeated pair of syllables: a hint, not proof
 NUMBER_WEIGHT = 5.0
-FLOOR = 3.0  # a concept weighs its dictionary weight above this: the commonest words tell little apart
 
 
 @dataclass(frozen=True)
@@ -28,24 +27,9 @@ class DocVector:
     weight: float  # what it could match at most
 
 
-_WEIGHTS: list = []
-
-
-def _weights() -> np.ndarray:
-    """Every concept's weight above the floor, as an array (computed once)."""
-    if not _WEIGHTS:
-        _WEIGHTS.append(np.maximum(lexicon().idf.astype(np.float64) - FLOOR, 0.0))
-    return _WEIGHTS[0]
-
-
-def word_weights() -> np.ndarray:
-    """Every concept's weight above FLOOR (the array _weights holds)."""
-    return _weights()
-
-
 def doc_vector(reading: Reading) -> DocVector:
     """A text's vector for ranking, from its whole-text reading (quick.read)."""
-    w = _weights()
+    w = word_weights()
     concepts = frozenset(reading.concepts)
     if reading.language == "zh":
         # a Chinese word is one word whichever of its senses the translator chose: it weighs its
@@ -63,7 +47,7 @@ def doc_vector(reading: Reading) -> DocVector:
 def _shared(a: DocVector, b: DocVector) -> float:
     en, zh = (a, b) if a.language == "en" else (b, a)
     common = en.concepts & zh.concepts
-    shared = float(_weights()[np.fromiter(common, dtype=np.int64, count=len(common))].sum()) if common else 0.0
+    shared = float(word_weights()[np.fromiter(common, dtype=np.int64, count=len(common))].sum()) if common else 0.0
     return shared + NAME_WEIGHT * len(en.names & zh.names) + NUMBER_WEIGHT * len(a.numbers & b.numbers)
 
 
