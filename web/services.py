@@ -24,6 +24,7 @@ from .reports.queries import Reports
 from .auth.sessions import Limits
 from .reports.fragments import Fragments
 from .reports.snapshots import Snapshots
+from .tenancy.scope import scoped_store, snapshots_of
 
 ENGINE_MAX_AGE = 300  # seconds an in-process index is reused before it is loaded again from the store
 #: Checks of a pasted text at once per process. The engine serves one caller at a time, so a
@@ -56,9 +57,7 @@ class Services:
 
     @property
     def store(self) -> Store:
-        """The store as this request's organisation sees it (web.tenancy.orgs); outside a request, all of it."""
-        from .tenancy.orgs import scoped_store
-
+        """The store as this request's organisation sees it (web.tenancy.scope); outside a request, all of it."""
         scoped = scoped_store() if has_request_context() else None
         return scoped if scoped is not None else self.root_store
 
@@ -135,7 +134,5 @@ def store() -> Store:
 
 def reports() -> Reports:
     """The reports of this request."""
-    from .tenancy.orgs import snapshots_of
-
     s = services()
     return Reports(s.store, s.catalog, snapshots_of(s.snapshots, s.store))

@@ -28,7 +28,7 @@ from . import sessions
 from tracker.tenancy.tokens import check_token
 
 from .accounts import sign_in
-from ..tenancy.orgs import OPERATOR, set_scope
+from ..tenancy.scope import OPERATOR, set_scope
 from ..services import services
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -1,7 +1,7 @@
 """Who is told, managed in the admin and the API: an admin adds an e-mail address or a webhook
 for some kinds of event of a work and/or a site of the organisation, or removes one; a viewer
 reads the list. Checking and storing are tracker.followup.notify's (subscribe); the organisation's
-view of the store (web.tenancy.orgs) keeps another organisation's subscriptions out of sight.
+view of the store (web.tenancy.scope) keeps another organisation's subscriptions out of sight.
 
 A webhook's URL often is a secret itself (chat services put the key in the path): once
 added, it is shown as its scheme and host only, in the list, the messages and the JSON.

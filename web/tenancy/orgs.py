@@ -1,55 +1,23 @@
-"""Organisations in the admin: each request sees one organisation's data, and operators
-manage the organisations.
+"""Organisations in the admin: operators manage the organisations (blueprint orgs).
 
-The scope is set once per request, in access.guard, from the signed-in user or the API
-token: `services().store` is then a tracker.store.scoped.ScopedStore of that
-organisation, so every view and report reads and writes through it and none filters
-by itself. An operator (role "operator") sees every organisation: no scope.
+Each request sees one organisation's data: that scope is web.tenancy.scope's. An operator
+(role "operator") sees every organisation.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
 from typing import Any
 
-from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from tracker.store import NotFound, Store
 from tracker.store.scoped import ScopedStore, assign_to
 from tracker.store.tenancy import DEFAULT_ORG, Organisation, check_org_name
 
+from ..services import services
+from .scope import OPERATOR
+
 bp = Blueprint("orgs", __name__, url_prefix="/orgs")
-
-OPERATOR = "operator"
-
-
-def set_scope(root: Store, org: str, role: str) -> None:
-    """Scope this request's store to `org`, unless the role is the operator's or there is no
-    organisation but the default one (a single-team deployment reads its store as it is)."""
-    g.org = org
-    alone = org == DEFAULT_ORG and all(o.name == DEFAULT_ORG for o in root.orgs())
-    g.scoped_store = None if role == OPERATOR or alone else ScopedStore(root, org)
-
-
-def scoped_store() -> Store | None:
-    return g.get("scoped_store")
-
-
-class ScopedSnapshots:
-    """The shared summaries, kept apart per organisation (the same key means another thing in each)."""
-
-    def __init__(self, snapshots: Any, org: str | None):
-        self.snapshots, self.org = snapshots, org
-
-    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
-        return self.snapshots.get((self.org, key), compute)
-
-    def clear(self) -> None:
-        self.snapshots.clear()
-
-
-def snapshots_of(snapshots: Any, store: Any) -> ScopedSnapshots:
-    return ScopedSnapshots(snapshots, getattr(store, "org", None))
 
 
 def add_org(store: Store, name: str) -> Organisation:
@@ -70,8 +38,6 @@ def _operator_only() -> None:
 @bp.route("/")
 def index() -> str:
     """Operators: every organisation, and a form to add one; others: their own."""
-    from ..services import services
-
     root = services().root_store
     shown = org_names(root) if current_user.role == OPERATOR else [current_user.org]
     users = root.owners("user")
@@ -91,8 +57,6 @@ def index() -> str:
 def assign() -> Any:
     """Move a work (with its matches), a site or a user to an organisation."""
     _operator_only()
-    from ..services import services
-
     root = services().root_store
     kind, key, org = (request.form.get(k, "").strip() for k in ("kind", "key", "org"))
     if kind not in ("work", "site", "user") or not key:
@@ -110,8 +74,6 @@ def assign() -> Any:
 @bp.route("/", methods=["POST"])
 def add() -> Any:
     _operator_only()
-    from ..services import services
-
     name = request.form.get("name", "").strip()
     try:
         add_org(services().root_store, name)
