@@ -7,6 +7,7 @@ script, and the admin's origin must not serve it."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
@@ -119,16 +120,7 @@ def picture() -> Response:
         data = store().get_page_image(key).data
     except NotFound as e:
         abort(404, str(e.args[0]) if e.args else "no such picture")
-    etag = "p" + hashlib.sha256(data).hexdigest()[:32]
-    if request.if_none_match.contains(etag):
-        return Response(status=304, headers={"ETag": f'"{etag}"'})
-    try:
-        png = picture_png(data)
-    except InputError as e:
-        abort(422, f"the stored picture cannot be shown: {e}")
-    return Response(png, mimetype="image/png", headers={
-        "ETag": f'"{etag}"', "Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": "default-src 'none'", "Content-Disposition": "inline"})
+    return _png("p" + hashlib.sha256(data).hexdigest()[:32], lambda: picture_png(data), "picture")
 
 
 @bp.route("/file/<kind>")
@@ -144,13 +136,18 @@ def file(kind: str) -> Response:
         data = s.get_work_image(key).data if kind == "registered" else s.get_page_image(key).data
     except NotFound as e:
         abort(404, str(e.args[0]) if e.args else "no such image")
-    etag = hashlib.sha256(data).hexdigest()[:32]
+    return _png(hashlib.sha256(data).hexdigest()[:32], lambda: thumbnail(data, THUMB_SIDE), "image")
+
+
+def _png(etag: str, draw: Callable[[], bytes], what: str) -> Response:
+    """The PNG `draw` makes, served under `etag` (a 304 when the browser has it already); a 422
+    when the stored `what` cannot be drawn."""
     if request.if_none_match.contains(etag):
         return Response(status=304, headers={"ETag": f'"{etag}"'})
     try:
-        png = thumbnail(data, THUMB_SIDE)
+        png = draw()
     except InputError as e:
-        abort(422, f"the stored image cannot be shown: {e}")
+        abort(422, f"the stored {what} cannot be shown: {e}")
     return Response(png, mimetype="image/png", headers={
         "ETag": f'"{etag}"', "Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'none'", "Content-Disposition": "inline"})
