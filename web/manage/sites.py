@@ -111,14 +111,22 @@ def site_data(site: Site) -> dict[str, Any]:
             "schedule": site_schedule(s.store, site, s.settings.recrawl_hour, now())}
 
 
-def add_site(url: Any, name: Any = None, values: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A new site from one of its URLs; its name is the URL's host unless given. 409 when the name is taken."""
+def _http_url(url: Any, missing: str, example: str) -> str:
+    """`url` trimmed, when it is a full http(s) URL; a 400 saying `missing` when there is none, and
+    showing `example` when it is not one."""
     if not isinstance(url, str) or not url.strip():
-        abort(400, "give the site's URL: the page its crawl begins at, e.g. https://www.example.com/book/1/")
+        abort(400, missing)
     url = url.strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        abort(400, f"{url!r} is not an http(s) URL; write it in full, e.g. https://www.example.com/book/1/")
+        abort(400, f"{url!r} is not an http(s) URL; write it in full, e.g. {example}")
+    return url
+
+
+def add_site(url: Any, name: Any = None, values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A new site from one of its URLs; its name is the URL's host unless given. 409 when the name is taken."""
+    url = _http_url(url, "give the site's URL: the page its crawl begins at, e.g. https://www.example.com/book/1/",
+                   "https://www.example.com/book/1/")
     name = site_name_arg(name) if isinstance(name, str) and name.strip() else site_name_arg(site_name(url))
     store = services().store
     try:
@@ -172,12 +180,8 @@ def fetch(url: Any) -> tuple[str, str]:
     if not getattr(current_user, "is_admin", False):
         abort(403, "viewers cannot make the server fetch a page; paste the page's text into the check "
                    "instead, or ask an admin")
-    if not isinstance(url, str) or not url.strip():
-        abort(400, "give the URL of a sample page (a chapter of the site)")
-    url = url.strip()
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        abort(400, f"{url!r} is not an http(s) URL; write it in full, e.g. https://www.example.com/book/1/1.html")
+    url = _http_url(url, "give the URL of a sample page (a chapter of the site)",
+                   "https://www.example.com/book/1/1.html")
     policy = EgressPolicy.load(services().settings, allow_private=True if current_app.config.get("FETCH_PRIVATE")
                                else None)
     deadline = float(current_app.config.get("FETCH_DEADLINE", FETCH_DEADLINE))
