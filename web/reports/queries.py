@@ -49,6 +49,13 @@ def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
     return b if a is None else a if b is None else min(a, b)
 
 
+def _count_in(agg: dict[str, Any], r: dict[str, Any]) -> None:
+    """Count a summary row into `agg`: its matches, and the first and last time they were seen."""
+    agg["matches"] += r["matches"]
+    agg["first_seen"] = _earlier(agg["first_seen"], r["first_seen"])
+    agg["last_seen"] = _later(agg["last_seen"], r["last_seen"])
+
+
 def statuses_of(scope: str) -> str | list[str] | None:
     """The match statuses a scope stands for: "all" (None), one status, or "active" (the copies still up)."""
     return None if scope == "all" else list(ACTIVE_STATUSES) if scope == ACTIVE else scope
@@ -155,9 +162,7 @@ class Reports:
         verdicts: dict[tuple[str, str], list[str]] = {}
         for r in summary(self.store, ["work", "chapter", "verdict"], scope=scope):
             a = agg.setdefault(r["work"], {"matches": 0, "first_seen": None, "last_seen": None})
-            a["matches"] += r["matches"]
-            a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
-            a["last_seen"] = _later(a["last_seen"], r["last_seen"])
+            _count_in(a, r)
             verdicts.setdefault((r["work"], r["chapter"]), []).append(r["verdict"])
         kinds: dict[str, list[str | None]] = {}
         for (work, _), vs in verdicts.items():
@@ -191,9 +196,7 @@ class Reports:
             c = by_chapter.setdefault(r["chapter"], {"by_site": {}, "matches": 0, "first_seen": None,
                                                       "last_seen": None, "verdicts": []})
             for a in (s, c):
-                a["matches"] += r["matches"]
-                a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
-                a["last_seen"] = _later(a["last_seen"], r["last_seen"])
+                _count_in(a, r)
             c["by_site"][r["site"]] = c["by_site"].get(r["site"], 0) + r["matches"]
             c["verdicts"].append(r["verdict"])
             on_site.setdefault((r["site"], r["chapter"]), []).append(r["verdict"])
@@ -257,9 +260,7 @@ class Reports:
         for r in summary(self.store, ["site", "work"], scope=scope):
             x = row(r["site"])
             x["works"] += 1
-            x["matches"] += r["matches"]
-            x["first_seen"] = _earlier(x["first_seen"], r["first_seen"])
-            x["last_seen"] = _later(x["last_seen"], r["last_seen"])
+            _count_in(x, r)
         for s in self.store.sites():
             x = row(s.name)
             x["configured"], x["recrawl"] = True, s.recrawl
@@ -285,9 +286,7 @@ class Reports:
                 "chapter": r["chapter"], "title": self.outline.title(r["chapter"]), "work": r["work"], "matches": 0,
                 "first_seen": None, "last_seen": None, "verdicts": []})
             for a in (w, c):
-                a["matches"] += r["matches"]
-                a["first_seen"] = _earlier(a["first_seen"], r["first_seen"])
-                a["last_seen"] = _later(a["last_seen"], r["last_seen"])
+                _count_in(a, r)
             c["verdicts"].append(r["verdict"])
         chapters = []
         for c in sorted(found.values(), key=lambda c: (-c["matches"], c["work"], c["chapter"])):
