@@ -25,6 +25,11 @@ def error_response(status: int, message: str, title: str | None = None, extra: d
     return render_template("errors/error.html", status=status, title=title, message=message), status
 
 
+def sentence(text: str) -> str:
+    """A message shown on a page as a sentence: a capital first letter and a full stop at the end."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def http_error(e: HTTPException) -> Any:
     if e.code is None or e.code < 400:
         return e

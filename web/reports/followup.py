@@ -12,6 +12,7 @@ from tracker.followup.recheck import open_takedowns, stats
 from tracker.followup.notify import NotifyError
 from tracker.store import NotFound
 
+from ..errors import sentence
 from ..manage import subscriptions as subs
 from ..params import text_arg
 from ..services import services, store
@@ -40,10 +41,6 @@ def _page(status: int = 200, *, error: str = "", form: dict[str, Any] | None = N
                            form=form or {}), status
 
 
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
 @bp.route("/followup/")
 def index() -> Any:
     return _page()
@@ -59,7 +56,7 @@ def add_subscription() -> Any:
         sub, updated = subs.add(f, kinds)
     except NotifyError as e:
         form = {k: f.get(k, "") for k in ("channel", "target", "work", "site")}
-        return _page(400, error=_sentence(str(e)), form={**form, "kinds": kinds, "sent": True})
+        return _page(400, error=sentence(str(e)), form={**form, "kinds": kinds, "sent": True})
     flash(f"{'Updated' if updated else 'Added'}: {subs.describe(sub)}.", "ok")
     return redirect(url_for("followup.index") + "#who-is-told")
 
@@ -83,7 +80,7 @@ def test_subscription(sub_id: str) -> Any:
     if ok:
         flash(f"Test sent: {subs.describe(sub)} ({detail}).", "ok")
     else:
-        flash(f"The test did not reach {subs.shown_target(sub)}: {_sentence(detail)}", "error")
+        flash(f"The test did not reach {subs.shown_target(sub)}: {sentence(detail)}", "error")
     return redirect(url_for("followup.index") + "#who-is-told")
 
 

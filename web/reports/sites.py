@@ -7,6 +7,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask_login import current_user
 from werkzeug.exceptions import HTTPException
 
+from ..errors import sentence
 from ..manage import sites as site_admin
 from ..params import MAX_TEXT, SCOPES, paging, scope_arg
 from ..services import reports, services
@@ -28,11 +29,6 @@ def site_data() -> dict[str, Any]:
     return reports().site(name, paging(), scope=scope_arg())
 
 
-def _message(e: HTTPException) -> str:
-    text = e.description or ""
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
 @bp.route("/", methods=["GET", "POST"])
 def index() -> Any:
     """The sites; an admin adds one by URL here (a POST of the add form)."""
@@ -44,7 +40,7 @@ def index() -> Any:
         if e.code not in (400, 409):
             raise
         form = {k: request.form.get(k, "") for k in ("url", "name")}
-        return _index_page(list_data(), form=form, error=_message(e)), e.code
+        return _index_page(list_data(), form=form, error=sentence(e.description or "")), e.code
     flash(f"Added site {site['site']}: check its rules with a sample page, then start its crawl.", "ok")
     return redirect(url_for("sites.manage", name=site["site"]))
 
@@ -92,7 +88,7 @@ def manage() -> Any:
     except HTTPException as e:
         if e.code != 400:
             raise
-        return _manage_page(name, form=form, error=_message(e), status=400)
+        return _manage_page(name, form=form, error=sentence(e.description or ""), status=400)
     flash(f"Saved the rules of {name}.", "ok")
     return redirect(url_for("sites.manage", name=name))
 
