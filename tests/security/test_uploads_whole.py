@@ -45,12 +45,13 @@ def book(chapters: int, chars: int = 600) -> bytes:
 KILLED = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    import tracker.uploads.novels as uploads
+    import tracker.uploads.registration as registration
     from tracker.context import Context
     from tracker.settings import Settings
+    from tracker.uploads.novels import read_upload, register_upload
 
     ctx = Context(Settings.load({"FPT_HOME": sys.argv[1]}))
-    real = uploads.register_chapter
+    real = registration.register_chapter
     done = 0
 
     def slowly(c, chapter, **kw):
@@ -61,9 +62,9 @@ KILLED = textwrap.dedent("""
         time.sleep(0.02)
         return out
 
-    uploads.register_chapter = slowly
-    up = uploads.read_upload("book.txt", Path(sys.argv[2]).read_bytes())
-    uploads.register_upload(ctx, "山城旧事", up)
+    registration.register_chapter = slowly
+    up = read_upload("book.txt", Path(sys.argv[2]).read_bytes())
+    register_upload(ctx, "山城旧事", up)
     print("finished", flush=True)
 """)
 
@@ -101,9 +102,9 @@ def test_an_upload_killed_part_way_leaves_no_work_and_the_same_upload_then_succe
 def test_the_daily_run_removes_what_an_upload_stopped_long_ago_left(tmp_path):
     ctx = Context(Settings.load({"FPT_HOME": str(tmp_path)}))
     try:
-        import tracker.uploads.novels as uploads
+        import tracker.uploads.registration as registration
 
-        real = uploads.register_chapter
+        real = registration.register_chapter
         calls = []
 
         def dies(c, chapter, **kw):
@@ -112,12 +113,12 @@ def test_the_daily_run_removes_what_an_upload_stopped_long_ago_left(tmp_path):
                 raise SystemExit("killed")
             return real(c, chapter, **kw)
 
-        uploads.register_chapter = dies
+        registration.register_chapter = dies
         try:
             with pytest.raises(SystemExit):
                 register_upload(ctx, "雨夜", read_upload("b.txt", book(5)))
         finally:
-            uploads.register_chapter = real
+            registration.register_chapter = real
         # The failing run cleaned up after itself; a crash would not have: leave chapters behind.
         assert ctx.store.count_chapters("雨夜") == 0
         from tracker.registry import register_chapter

@@ -182,10 +182,10 @@ def test_a_taken_title_is_refused_and_leaves_the_work_as_it_was(ctx):
 
 
 def test_a_failure_half_way_leaves_nothing_registered(ctx, monkeypatch):
-    import tracker.uploads.novels as uploads
+    import tracker.uploads.registration as registration
 
     calls = []
-    real = uploads.register_chapter
+    real = registration.register_chapter
 
     def failing(c, chapter, **kw):
         calls.append(chapter.key)
@@ -193,7 +193,7 @@ def test_a_failure_half_way_leaves_nothing_registered(ctx, monkeypatch):
             raise RuntimeError("the store went away")
         return real(c, chapter, **kw)
 
-    monkeypatch.setattr(uploads, "register_chapter", failing)
+    monkeypatch.setattr(registration, "register_chapter", failing)
     with pytest.raises(RuntimeError):
         register_upload(ctx, "山城旧事", read_upload("b.txt", book_text()))
     assert ctx.store.works() == [] and ctx.store.count_chapters() == 0
