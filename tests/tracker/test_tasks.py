@@ -104,7 +104,7 @@ def store_page(ctx: Context, key: str, text: str, site: str = "biquge") -> None:
 
 
 def run(app, name: str, *args):
-    return app.tasks[f"tracker.workers.tasks.{name}"].apply_async(args)
+    return app.tasks[f"tracker.tasks.{name}"].apply_async(args)
 
 
 def test_create_celery_configuration(settings):
@@ -121,7 +121,7 @@ def test_create_celery_configuration(settings):
     assert hourly["schedule"].hour == set(range(24))
     assert c.timezone == "UTC"
     for name in ("process_page", "register_chapter", "reindex", "daily"):
-        task = app.tasks[f"tracker.workers.tasks.{name}"]
+        task = app.tasks[f"tracker.tasks.{name}"]
         assert task.max_retries == 3  # FPT_MAX_ATTEMPTS
         assert task.retry_backoff and task.retry_jitter
         assert StoreError in task.autoretry_for

@@ -6,7 +6,7 @@ tokens, and the pages of the sites it owns or where its works were found. Anythi
 is NotFound, as if it did not exist, so a caller cannot tell another organisation's id
 from a wrong one. New works and sites written through it belong to the organisation.
 
-The admin and the API use one per request (web.tenancy.orgs), so no view has to filter by
+The admin and the API use one per request (web.tenancy.scope), so no view has to filter by
 itself. Methods not listed here concern no organisation's data (sessions, the
 fingerprints the matcher loads, the chapter outline of the catalog) and go to the store.
 """
