@@ -98,11 +98,16 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from tracker.store import now
 
     from . import errors, filters, search
-    from .api import discovery as discovery_api, manage as manage_api, openapi, reads as api
-    from .auth import access, signin as auth
+    from .api import discovery as discovery_api
+    from .api import manage as manage_api
+    from .api import openapi
+    from .api import reads as api
+    from .auth import access
+    from .auth import signin as auth
     from .auth.secret import secret_key
     from .auth.sessions import Limits
-    from .evidence import downloads as packages, keys as evidence_keys
+    from .evidence import downloads as packages
+    from .evidence import keys as evidence_keys
     from .manage import discovery, subscriptions
     from .reports import dashboard, export, followup, images, sites, works
     from .review import matches, notices
