@@ -97,22 +97,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from tracker.settings import Settings
     from tracker.store import now
 
-    from . import errors, filters, search
-    from .api import discovery as discovery_api
-    from .api import manage as manage_api
-    from .api import openapi
-    from .api import reads as api
+    from . import api, auth, errors, evidence, filters, manage, reports, review, search, tenancy
     from .auth import access
-    from .auth import signin as auth
     from .auth.secret import secret_key
     from .auth.sessions import Limits
-    from .evidence import downloads as packages
-    from .evidence import keys as evidence_keys
-    from .manage import discovery, subscriptions
-    from .reports import dashboard, export, followup, images, sites, works
-    from .review import matches, notices
     from .services import Services
-    from .tenancy import orgs, tokens, users
 
     app = Flask(__name__)
     app.json = JSONProvider(app)
@@ -140,10 +129,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     filters.init_app(app)
     access.init_app(app)
     errors.init_app(app)
-    for module in (auth, dashboard, works, sites, matches, images, notices, followup, packages, search, export, api,
-                   manage_api, orgs, tokens, users, openapi, discovery, discovery_api, subscriptions, evidence_keys):
-        app.register_blueprint(module.bp)
-    app.register_blueprint(users.api)
+    for area in (auth, reports, review, evidence, manage, api, tenancy):
+        for blueprint in area.blueprints():
+            app.register_blueprint(blueprint)
+    app.register_blueprint(search.bp)
     return app
 
 

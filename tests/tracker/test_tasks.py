@@ -411,7 +411,8 @@ def test_redis_failure_is_one_line_and_retried(tmp_path, caplog, monkeypatch):
         assert result.state == "FAILURE" and len(calls) == 1 + 2
         with pytest.raises(RedisUnavailable, match="out of memory"):
             result.get()
-        warnings = [r.getMessage() for r in caplog.records if r.name == "tracker.workers.tasks" and r.levelname == "WARNING"]
+        warnings = [r.getMessage() for r in caplog.records
+                    if r.name == "tracker.workers.tasks" and r.levelname == "WARNING"]
         assert [w.rpartition(" in ")[0] for w in warnings] == [f"process_page p: {line}; retry {n} of 2"
                                                                for n in (1, 2)]
         assert all(w.endswith(" s") for w in warnings)  # the backoff's countdown

@@ -1,8 +1,8 @@
 """Discovery for one work started from the admin or the API, in a child process of its own.
 
 As a site's crawl from the admin (crawler.site_runs, through tracker.child_jobs), the web
-server starts `python -m tracker.discovery.child_runs WORK_ID`, which runs tracker.discovery.discover.discover
-for that work and keeps a small state file under FPT_HOME/discovery/admin: running or not,
+server starts `python -m tracker.discovery.child_runs WORK_ID`, which runs
+tracker.discovery.discover.discover for that work and keeps a small state file under FPT_HOME/discovery/admin: running or not,
 its process, the id of its run in the store, the queries sent so far, and at the end the
 outcome and counts. One run per work at a time: starting a work whose run is going returns
 that run's state. The run itself, with every query's counts, is in the store as every run is.

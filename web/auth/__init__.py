@@ -1,2 +1,12 @@
 """Signing in and who may do what: accounts, sessions, sign-in limits, the cookie key, the access
 check before every request. May import fingerprint, tracker, crawler and web's own modules."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+
+def blueprints() -> tuple[Blueprint, ...]:
+    """The area's blueprints, for the app factory (their modules load only when an app is made)."""
+    from . import signin
+
+    return (signin.bp,)

@@ -1,3 +1,13 @@
 """Evidence packages: made for a page or a work on a site, downloaded, sealed with the
 organisation's key, `fptrack evidence` (blueprints packages, evidence_keys). May import fingerprint,
 tracker, crawler and web's own modules."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+
+def blueprints() -> tuple[Blueprint, ...]:
+    """The area's blueprints, for the app factory (their modules load only when an app is made)."""
+    from . import downloads, keys
+
+    return (downloads.bp, keys.bp)

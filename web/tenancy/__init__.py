@@ -1,2 +1,12 @@
 """Organisations, their users and their API tokens, managed in the admin and the API (blueprints
 orgs, users, users_api, tokens). May import fingerprint, tracker, crawler and web's own modules."""
+from __future__ import annotations
+
+from flask import Blueprint
+
+
+def blueprints() -> tuple[Blueprint, ...]:
+    """The area's blueprints, for the app factory (their modules load only when an app is made)."""
+    from . import orgs, tokens, users
+
+    return (orgs.bp, tokens.bp, users.bp, users.api)
