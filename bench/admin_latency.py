@@ -194,8 +194,8 @@ def organise(path: Path) -> None:
     """Give the works, sites and the signed-in admin to organisations (ORGS), once: the admin
     reads every page through its organisation's view, as a rights holder does. The first
     organisation owns the most-copied works."""
-    from tracker.store.sqlite import SQLiteStore
     from tracker.store.tenancy import Organisation
+    from tracker.store.sqlite import SQLiteStore
 
     store = SQLiteStore(path)
     try:

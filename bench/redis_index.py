@@ -230,8 +230,8 @@ def start_cluster():
 def main(argv: Sequence[str] | None = None) -> int:
     import redis
 
-    from tracker.redis_client import is_cluster
     from tracker.redisindex import IndexUnavailable, connect
+    from tracker.redis_client import is_cluster
 
     args = build_parser().parse_args(argv)
     sizes = [int(s) for s in (args.sizes or ("20000" if args.quick else "100000,1000000")).split(",")]

@@ -321,9 +321,9 @@ class Workers:
 
 
 def with_workers(run: Run, n: int, layout: str, template: Path, pages: Path, logs: Path) -> Outcome:
-    from tracker.settings import Settings
     from tracker.workers.app import create_celery
     from tracker.workers.queue import dispatch_pages
+    from tracker.settings import Settings
 
     ctx, keys = prepare(run, template, pages)
     workers = Workers(run, logs)

@@ -27,34 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .buaa_files import (
-    ARTICLE_FILE,
-    ENCODING,
-    ERRORS,
-    HASH_FILE,
-    INPUT_FILES,
-    RESULT_FILE,
-    SAMPLE_FILE,
-    STOPWORDS_FILE,
-    Page,
-    find_course_files,
-    load_hash_table,
-    parse_hash_table,
-    parse_stopwords,
-    read_text,
-    split_pages,
-    tokenize_words,
-)
-from .buaa_simhash import (
-    count_matrix,
-    encode_tokens,
-    feature_counts,
-    hamming_matrix,
-    rank_features,
-    select_features,
-    simhash_bits,
-    words_by_id,
-)
+from .buaa_files import (ARTICLE_FILE, ENCODING, ERRORS, HASH_FILE, INPUT_FILES, RESULT_FILE, SAMPLE_FILE,
+                         STOPWORDS_FILE, Page, find_course_files, load_hash_table, parse_hash_table,
+                         parse_stopwords, read_text, split_pages, tokenize_words)
+from .buaa_simhash import (count_matrix, encode_tokens, feature_counts, hamming_matrix, rank_features,
+                           select_features, simhash_bits, words_by_id)
 from .errors import InputError, ParameterError
 
 __all__ = [

@@ -19,20 +19,9 @@ import codecs
 from typing import NamedTuple
 
 from .charsets import charset_codec, declared_charsets
-from .encoding_detectors import (
-    GOOD_SCORE,
-    MAX_CONTROL_SHARE,
-    MAX_REPLACED_SHARE,
-    best_cjk,
-    charset_normalizer_guess,
-    cjk_score,
-    mostly_cjk,
-    mostly_utf8,
-    replaced_count,
-    try_declared,
-    western,
-    wide_unicode,
-)
+from .encoding_detectors import (GOOD_SCORE, MAX_CONTROL_SHARE, MAX_REPLACED_SHARE, best_cjk,
+                                 charset_normalizer_guess, cjk_score, mostly_cjk, mostly_utf8, replaced_count,
+                                 try_declared, western, wide_unicode)
 from .errors import InputError
 
 # declared_charsets, cjk_score and charset_codec live in fingerprint.charsets and .encoding_detectors;

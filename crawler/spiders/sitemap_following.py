@@ -18,15 +18,8 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from ..counts import count
 from ..middlewares.encoding import SITE
 from ..rules import SiteRules, host_of
-from ..sitemaps import (
-    MAX_SITEMAPS,
-    MAX_URLS,
-    SitemapError,
-    default_sitemaps,
-    parser_sitemaps,
-    read_sitemap,
-    robots_sitemaps,
-)
+from ..sitemaps import (MAX_SITEMAPS, MAX_URLS, SitemapError, default_sitemaps, parser_sitemaps, read_sitemap,
+                        robots_sitemaps)
 from ..urls import normalize_url
 from .failures import classify
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..normalize import tables
 from ..pinyin import tables as pinyin_tables
-from .bags import _EN_TOKEN, _TOKENS, NAME_BASE, _name_keys, _token, coarse_ids
+from .bags import NAME_BASE, _EN_TOKEN, _TOKENS, _name_keys, _token, coarse_ids
 from .lexicon import lexicon
 from .weights import word_weights
 

@@ -4,11 +4,11 @@ as data:), nothing else matches, what is not fetched is never asked for, and eve
 that fails is counted with its reason, apart from the pages."""
 from __future__ import annotations
 
-import fptrack_samples
 import pytest
 
-from crawler.rules import make_rules
+import fptrack_samples
 from fingerprint.extraction.page import extract
+from crawler.rules import make_rules
 from tracker.context import Context
 from tracker.media.images import register_image
 from web.demo.site import chapters_from_folder

@@ -5,14 +5,14 @@ never the photo, matches the pictures' text in page order to the right chapter, 
 in the crawl's record and summary, and the match's evidence points at the pictures' lines."""
 from __future__ import annotations
 
-import fptrack_samples
 import pytest
 
+import fptrack_samples
 from tracker.context import Context
 from tracker.evidence.warc import read_warc
 from tracker.media.pictures import SUFFIX, line_map
-from web.demo.site import chapters_from_folder
 from web.reports.catalog import ChapterCatalog
+from web.demo.site import chapters_from_folder
 from web.review.evidence import match_evidence
 
 from ..conftest import need

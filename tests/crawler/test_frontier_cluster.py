@@ -12,15 +12,8 @@ import time
 
 import pytest
 
-from crawler.frontier import (
-    STALE_AFTER,
-    FrontierUnavailable,
-    Membership,
-    clear_frontier,
-    pending,
-    redis_keys,
-    spool_files,
-)
+from crawler.frontier import (STALE_AFTER, FrontierUnavailable, Membership, clear_frontier, pending, redis_keys,
+                              spool_files)
 from crawler.spiders.novel import JOINED, LONE
 from tracker.context import Context
 from tracker.settings import Settings

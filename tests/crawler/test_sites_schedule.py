@@ -71,9 +71,9 @@ def test_a_rules_file_carries_the_schedule(tmp_path):
 def test_the_hourly_check_crawls_the_due_site_in_a_child_process_and_matches_its_pages(registered, site):
     from datetime import timedelta
 
+    from tracker.workers import tasks
     from tracker.context import Context
     from tracker.store import now
-    from tracker.workers import tasks
 
     t = now()
     for name, hour in (("due", t.hour), ("later", (t.hour + 12) % 24)):

@@ -60,6 +60,7 @@ def fill_home(home: Path) -> dict[str, str]:
         import random
 
         from bench.images import cover, encode
+
         from tracker.media.images import process_queued_images, register_image
 
         img, _ = cover(random.Random(5), title="Rain City")

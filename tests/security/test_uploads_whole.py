@@ -21,9 +21,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given
-from hypothesis import settings as hsettings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from tests.conftest import ROOT
 from tests.tracker.test_uploads import CH1, CH2, zipped

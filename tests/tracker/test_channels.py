@@ -2,7 +2,6 @@
 and still finds and verifies copies on their copied passages."""
 from __future__ import annotations
 
-import fptrack_samples
 import pytest
 
 from fingerprint.engine import CHANNELS, EngineConfig
@@ -11,6 +10,8 @@ from fingerprint.track import Tracker
 from tracker.fingerprints import params_of
 from tracker.settings import Settings, SettingsError
 from web.demo.site import chapters_from_folder
+
+import fptrack_samples
 
 CHAPTERS = chapters_from_folder(fptrack_samples.ORIGINALS)
 

@@ -234,8 +234,8 @@ def test_numbers_per_site(ctx):
 
 
 def test_the_daily_follow_up_rechecks_then_tells(ctx, settings, site):
-    from tracker.followup.notify import subscribe
     from tracker.followup.recheck import daily
+    from tracker.followup.notify import subscribe
 
     from .fixture_site import webhook_receiver
 

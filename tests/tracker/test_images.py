@@ -11,6 +11,8 @@ from click.testing import CliRunner
 
 from bench.images import cover, encode, transforms
 from fingerprint.plural import counted
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
 from tracker.cli import main
 from tracker.context import Context
 from tracker.media.images import MAX_IMAGE_BYTES, process_queued_images, register_image
@@ -18,8 +20,6 @@ from tracker.pipeline import ingest
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import PageImage
-from tracker.workers import tasks
-from tracker.workers.app import create_celery
 
 from .conftest import SAMPLES
 
@@ -98,8 +98,8 @@ def test_every_copy_is_found_and_no_look_alike(ctx, tmp_path, art):
 
 
 def test_a_new_image_copy_is_a_notification_event_once(ctx, art):
-    from tracker.followup.notify import subscribe
     from tracker.media.images import process_image
+    from tracker.followup.notify import subscribe
 
     _, covers, copies, _ = art
     register_image(ctx, "山城旧事", "front.png", covers["front"])

@@ -9,18 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracker.sites.schedule import (
-    Schedule,
-    ScheduleError,
-    check_every,
-    check_hour,
-    claim_due_sites,
-    due_slot,
-    first_due,
-    last_crawl,
-    latest_slot,
-    next_crawl,
-    schedule_of,
-    site_schedule,
+    Schedule, ScheduleError, check_every, check_hour, claim_due_sites, due_slot, first_due, last_crawl, latest_slot,
+    next_crawl, schedule_of, site_schedule,
 )
 from tracker.store import CrawlRun, Site
 from tracker.store.sqlite import SQLiteStore

@@ -27,12 +27,12 @@ from fingerprint.errors import FingerprintError
 from fingerprint.models import Document
 from fingerprint.plural import counted
 
+from . import notify
 from ..context import Context
 from ..egress import EgressPolicy, FetchError, fetch
 from ..pipeline import to_record
 from ..store import MatchRecord, NotFound, Page, Store, now
 from ..store.followup import Recheck
-from . import notify
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,8 @@ from celery import Celery
 from celery.schedules import crontab
 from kombu.utils.url import maybe_sanitize_url
 
-from ..settings import Settings, SettingsError
 from . import tasks  # noqa: F401  (defines the shared tasks: every app made here gets them)
+from ..settings import Settings, SettingsError
 from .names import ALL as TASK_NAMES
 from .names import DAILY, DEFAULT_QUEUE, FOLLOWUP, SCHEDULED_CRAWLS
 

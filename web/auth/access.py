@@ -23,12 +23,13 @@ from flask_wtf.csrf import CSRFProtect
 
 from tracker.store import StoreError, User
 from tracker.store.tenancy import DEFAULT_ORG
+
+from . import sessions
 from tracker.tenancy.tokens import check_token
 
-from ..services import services
-from ..tenancy.scope import OPERATOR, set_scope
-from . import sessions
 from .accounts import sign_in
+from ..tenancy.scope import OPERATOR, set_scope
+from ..services import services
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC = frozenset({"auth.login", "auth.healthz", "static"})

@@ -8,10 +8,10 @@ from urllib.parse import urlsplit
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_user, logout_user
 
-from ..services import services
 from . import sessions
 from .access import SignedIn, client_address, reads_only
 from .accounts import sign_in
+from ..services import services
 
 bp = Blueprint("auth", __name__)
 

@@ -9,17 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from web.demo.pages import (
-    _PNG,
-    BOOK_PATH,
-    NEWS,
-    NEWS_TITLE,
-    ROBOTS_TXT,
-    VARIANTS,
-    Resource,
-    _binary,
-    _not_found,
-    _Site,
-    _text_resource,
+    _PNG, BOOK_PATH, NEWS, NEWS_TITLE, ROBOTS_TXT, VARIANTS, Resource, _binary, _not_found, _Site, _text_resource,
 )
 from web.demo.traps import _with_sid, calendar_page
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import click
-from fptrack_samples import AUTHOR, WORK
-from fptrack_samples import ORIGINALS as SAMPLES
 
 from fingerprint.plural import counted
+from fptrack_samples import AUTHOR, WORK
+from fptrack_samples import ORIGINALS as SAMPLES
 from tracker.cli import click_errors
 from tracker.settings import Settings
 

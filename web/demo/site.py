@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from web.demo.build import build_site
 from web.demo.chapters import chapters_from_folder
-from web.demo.pages import BOOK_PATH, CHROME_MARKERS, NEWS, NEWS_TITLE, ROBOTS_TXT, VARIANTS, Resource, _s2t  # noqa: F401  (importable from here too)
+from web.demo.pages import BOOK_PATH, CHROME_MARKERS, VARIANTS, Resource
+from web.demo.pages import NEWS, NEWS_TITLE, ROBOTS_TXT, _s2t  # noqa: F401  (importable from here too)
 from web.demo.server import SampleSite
 from web.demo.traps import calendar_page, respond  # noqa: F401  (calendar_page: importable from here too)
 

@@ -12,21 +12,13 @@ from typing import Any
 
 from flask import abort, current_app, request
 from werkzeug.datastructures import FileStorage
-from werkzeug.exceptions import Conflict, HTTPException, ServiceUnavailable
-from werkzeug.exceptions import NotFound as HTTPNotFound
+from werkzeug.exceptions import Conflict, HTTPException, NotFound as HTTPNotFound, ServiceUnavailable
 
 from fingerprint.errors import InputError
 from tracker.context import Context
 from tracker.store import NotFound
 from tracker.uploads.novels import (
-    EditionIncomplete,
-    EditionReport,
-    Limits,
-    NoWork,
-    UploadError,
-    WorkExists,
-    read_upload,
-    register_upload,
+    EditionIncomplete, EditionReport, Limits, NoWork, UploadError, WorkExists, read_upload, register_upload,
     remove_work,
 )
 

@@ -12,9 +12,9 @@ from flask_login import current_user
 from tracker.store.tenancy import DEFAULT_ORG
 
 from ..params import text_arg
-from ..reports.streams import attachment
 from ..services import services, store
-from .takedown import MAX_ITEMS, nothing_to_notice, notice_items, notice_matches, notice_text
+from ..reports.streams import attachment
+from .takedown import MAX_ITEMS, notice_items, notice_matches, notice_text, nothing_to_notice
 
 INCLUDE_HOW = "tick \"Include excerpts\" (include_excerpts=1 in the API)"
 

@@ -10,16 +10,8 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from tracker.store import MatchRecord, NotFound, Store
-from tracker.wording import (
-    EXCERPT,
-    FULL_COPY,
-    copy_kind,
-    copy_sentence,
-    is_translation,
-    language_name,
-    notice_translation,
-    page_language,
-)
+from tracker.wording import (EXCERPT, FULL_COPY, copy_kind, copy_sentence, is_translation, language_name,
+                             notice_translation, page_language)
 
 from ..reports.catalog import Outline
 from .highlight import excerpt
