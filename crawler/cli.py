@@ -10,8 +10,8 @@ from fingerprint.cli.common import RECORD_FORMATS, quiet_option, show, write_rec
 from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.plural import counted
 from tracker.cli import click_errors, domain_errors, open_context
-from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.media.pictures import counts_sentence
+from tracker.names import check_job, clean_site_name, job_for_urls
 from tracker.sites.schedule import site_schedule
 from tracker.store import NotFound, Site, now
 

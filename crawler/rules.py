@@ -36,12 +36,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fingerprint.errors import InputError
+from fingerprint.extraction.page import Selectors
 from fingerprint.scrub import scrub_value
 from tracker.names import clean_site_name
 from tracker.sites.schedule import ScheduleError, check_every, check_hour
 from tracker.sites.scope import bare_host, start_urls_cover
-
-from fingerprint.extraction.page import Selectors
 
 
 # Rule patterns are the operator's own and may backtrack, while a hostile page's href can be

@@ -18,15 +18,15 @@ from fingerprint.index import index_keys
 from fingerprint.models import Document, Match
 from fingerprint.sources import ReadReport, image_files, read_documents, without_images
 
-from .followup import notify
 from .context import Context
 from .fingerprints import pack_keys, params_of
-from .names import clean_site_name
+from .followup import notify
 from .media import pictures
 from .media.images import ProcessedImage, check_image, process_image
 from .media.pictures import PictureRead
-from .workers.tally import tally
+from .names import clean_site_name
 from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
+from .workers.tally import tally
 
 EMPTY_REASON = "no text left after removing markup, site boilerplate and ads"
 

@@ -7,9 +7,9 @@ from typing import Any
 import click
 
 from fingerprint.cli.groups import SuggestingGroup
+from tracker.cli import click_errors
 from tracker.settings import Settings
 from tracker.store import ROLES, NotFound, Store
-from tracker.cli import click_errors
 from tracker.store.open import open_store
 from tracker.store.tenancy import DEFAULT_ORG
 

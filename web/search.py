@@ -8,9 +8,9 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from .auth.access import reads_only
 from .busy import RETRY_AFTER, Busy
+from .params import paging, replace_surrogates, text_arg
 from .review.evidence import check_text
 from .review.highlight import side_spans
-from .params import paging, replace_surrogates, text_arg
 from .services import reports, services
 
 bp = Blueprint("search", __name__)

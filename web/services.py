@@ -17,12 +17,12 @@ from tracker.settings import Settings
 from tracker.store import Store, StoreError, now
 from tracker.store.open import open_store
 
+from .auth.limits import FailureLimiter
+from .auth.sessions import Limits
 from .busy import Slots
 from .reports.catalog import ChapterCatalog
-from .auth.limits import FailureLimiter
-from .reports.queries import Reports
-from .auth.sessions import Limits
 from .reports.fragments import Fragments
+from .reports.queries import Reports
 from .reports.snapshots import Snapshots
 from .tenancy.scope import scoped_store, snapshots_of
 

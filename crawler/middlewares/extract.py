@@ -27,10 +27,10 @@ from typing import Any
 from scrapy import signals
 from scrapy.http import Request, Response
 
+from fingerprint.extraction.page import Selectors, extract
 from fingerprint.visibility import MAX_CSS_CHARS
 
 from ..counts import count
-from fingerprint.extraction.page import Selectors, extract
 from ..stylesheets import stylesheet_urls
 from .encoding import SITE
 

@@ -18,8 +18,9 @@ import re
 
 from scrapy.http import HtmlResponse
 
-from ..counts import count
 from fingerprint.extraction.page import extract, is_chapter_text
+
+from ..counts import count
 from ..render import NEEDS_BROWSER, NeedsBrowser, chromium_path, render_meta
 from .encoding import SITE
 

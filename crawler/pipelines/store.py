@@ -22,9 +22,9 @@ import logging
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
-from tracker.followup import recheck as followup
 from tracker import pipeline as tracking_pipeline
 from tracker.context import Context
+from tracker.followup import recheck as followup
 from tracker.store import Page, PageImage, StoreError
 from tracker.store.evidence import Evidence
 

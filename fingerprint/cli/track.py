@@ -6,11 +6,11 @@ import time
 import click
 
 from ..engine import EngineConfig
+from ..image_index import match_images
+from ..pictures import folded_tracker, ocr_view
+from ..plural import counted
 from ..track import Tracker
 from .common import friendly_errors, note, progress, quiet_option, write_records
-from ..image_index import match_images
-from ..plural import counted
-from ..pictures import folded_tracker, ocr_view
 from .inputs import join_pictures_option, load_pictures, load_with_images, separate_pictures_option, split_book
 
 COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_share",

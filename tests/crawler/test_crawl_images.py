@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import fptrack_samples
-from fingerprint.extraction.page import extract
 from crawler.rules import make_rules
+from fingerprint.extraction.page import extract
 from tracker.context import Context
 from tracker.media.images import register_image
 from web.demo.site import chapters_from_folder

@@ -11,8 +11,8 @@ import fptrack_samples
 from tracker.context import Context
 from tracker.evidence.warc import read_warc
 from tracker.media.pictures import SUFFIX, line_map
-from web.reports.catalog import ChapterCatalog
 from web.demo.site import chapters_from_folder
+from web.reports.catalog import ChapterCatalog
 from web.review.evidence import match_evidence
 
 from ..conftest import need

@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from web.demo.site import SampleSite, chapters_from_folder
-from tracker.workers import tasks
 from tracker.context import Context
 from tracker.registry import register_work
+from tracker.workers import tasks
+from web.demo.site import SampleSite, chapters_from_folder
 
 from ..conftest import ROOT
 

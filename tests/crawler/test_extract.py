@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scrapy.http import HtmlResponse
 
+from fingerprint.chapters import split_chapters
 from fingerprint.extraction import page as extract_module
 from fingerprint.extraction.page import KINDS, Extracted, Selectors, extract, is_chapter_text, remove_site_lines
-from web.demo.site import CHROME_MARKERS, VARIANTS, build_site, chapters_from_folder
-from fingerprint.chapters import split_chapters
 from tests.conftest import ROOT
+from web.demo.site import CHROME_MARKERS, VARIANTS, build_site, chapters_from_folder
 
 URL = "http://www.xbiquge-fake.com/book/7/12.html"
 PROSE = [

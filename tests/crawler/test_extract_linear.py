@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from fingerprint.extraction.page import extract, remove_site_lines
 from crawler.rules import make_rules
 from crawler.urls import normalize_url, trap_reason, url_pattern
+from fingerprint.extraction.page import extract, remove_site_lines
 from tests.linear import assert_linear
 from tests.steady_memory import steady_allocator
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from fingerprint.extraction.page import extract, remove_site_lines
 from fingerprint.extraction.lines import footnote_marks, has_site_address, is_site_line, recurring
+from fingerprint.extraction.page import extract, remove_site_lines
 from tests.linear import assert_linear
 
 URL = "https://novels.example/book/3/45.html"

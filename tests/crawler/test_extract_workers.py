@@ -11,10 +11,10 @@ import pytest
 from scrapy.http import HtmlResponse, Request, TextResponse
 
 import fptrack_samples
-from fingerprint.extraction.page import extract
 from crawler.middlewares.encoding import SITE
 from crawler.middlewares.extract import EXTRACTED, WORKER_DIED, ExtractMiddleware, default_processes
 from crawler.spiders.novel import NovelSpider
+from fingerprint.extraction.page import extract
 from tracker.context import Context
 from web.demo.site import chapters_from_folder
 

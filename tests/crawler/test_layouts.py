@@ -8,9 +8,9 @@ import dataclasses
 import pytest
 
 import fptrack_samples
-from web.demo.site import chapters_from_folder
 from tracker.context import Context
 from tracker.store import NotFound
+from web.demo.site import chapters_from_folder
 
 from .layout_sites import INLINE_MARK, LAYOUTS, MARKS, LayoutSite, lines_of
 from .test_crawl_site import crawl, registered  # noqa: F401 - the fixture and the command

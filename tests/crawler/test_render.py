@@ -17,9 +17,9 @@ import pytest
 from crawler.middlewares.render import needs_rendering
 from crawler.render import NEEDS_BROWSER, chromium_path
 from crawler.rules import make_rules
-from web.demo.site import chapters_from_folder
 from tracker.context import Context
 from tracker.registry import register_work
+from web.demo.site import chapters_from_folder
 
 from ..conftest import ROOT
 from ..linear import assert_linear

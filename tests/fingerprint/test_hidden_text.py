@@ -4,10 +4,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from web.demo.site import chapters_from_folder
 from fingerprint import visibility
 from fingerprint.cli import main
 from fingerprint.html import block_text, drop_hidden, html_to_text, parse_html
+from web.demo.site import chapters_from_folder
 
 from ..conftest import ROOT
 from ..crawler.render_site import HIDING, JUNK, hidden_page

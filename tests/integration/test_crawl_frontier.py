@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from crawler.frontier import pending
-from web.demo.site import SampleSite, chapters_from_folder
 from tracker.context import Context
 from tracker.registry import register_work
+from web.demo.site import SampleSite, chapters_from_folder
 
 from ..conftest import ROOT, redis_settings_for, redis_url
 

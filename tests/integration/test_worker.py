@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tracker.workers.app import create_celery
 from tracker.context import Context
-from tracker.workers.queue import dispatch_pages
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import Page
+from tracker.workers.app import create_celery
+from tracker.workers.queue import dispatch_pages
 
 from ..conftest import ROOT, need, redis_url
 from ..tracker.test_tasks import ADS_ONLY, CHAPTERS, PIRATED, WORK

@@ -12,13 +12,12 @@ import pytest
 from tests.cli.terminal import clean_env, in_terminal, program
 from tests.conftest import ROOT
 from tests.tracker.test_uploads import CH1
+from tests.web.test_manage_sites import home_store  # noqa: F401,E402  (a fixture: the store at FPT_HOME)
 from tracker.store.tenancy import Organisation
 from tracker.tenancy.tokens import create_token
 from web import create_app
 
 from .conftest import bearer
-
-from tests.web.test_manage_sites import home_store  # noqa: F401,E402  (a fixture: the store at FPT_HOME)
 
 TITLE = "\x1b]0;owned\x07雨夜\x1b[2J\x9b31m"
 AUTHOR = "林\x1b[8m岚\x07\x85"

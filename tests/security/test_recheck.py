@@ -7,11 +7,10 @@ import time
 
 import pytest
 
+from tests.tracker.test_followup import CHAPTER, TEXT, chapter_html, copied
 from tracker.context import Context
 from tracker.followup.recheck import PoliteClient, recheck
 from tracker.store import Page
-
-from tests.tracker.test_followup import CHAPTER, TEXT, chapter_html, copied
 
 from .servers import answer, cut_chunked, routes, trickle
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+import fptrack_samples
 from fingerprint.engine import CHANNELS, EngineConfig
 from fingerprint.models import Document
 from fingerprint.track import Tracker
 from tracker.fingerprints import params_of
 from tracker.settings import Settings, SettingsError
 from web.demo.site import chapters_from_folder
-
-import fptrack_samples
 
 CHAPTERS = chapters_from_folder(fptrack_samples.ORIGINALS)
 

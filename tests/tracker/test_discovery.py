@@ -6,13 +6,14 @@ list), each one line while the run goes on."""
 from __future__ import annotations
 
 import json
+
 import pytest
 from click.testing import CliRunner
 
 from tracker.cli import main
 from tracker.discovery.discover import DiscoverySettings, discover, plan_queries
-from tracker.registry import register_work
 from tracker.discovery.providers import HTTPSearchProvider, SearchError, config_from
+from tracker.registry import register_work
 from tracker.store import NotFound
 from tracker.store.tenancy import Organisation
 

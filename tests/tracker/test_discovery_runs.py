@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from tracker.discovery import child_runs as discovery_runs
 from tracker.child_jobs import write_state
+from tracker.discovery import child_runs as discovery_runs
 from tracker.discovery.discover import DiscoverySettings, discover
 from tracker.store import Chapter, Work
 

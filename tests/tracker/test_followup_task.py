@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 
-from tracker.workers import tasks
-from tracker.workers.app import create_celery
 from tracker.context import Context
 from tracker.followup.notify import subscribe
 from tracker.pipeline import process_page
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import Page, StoreError
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
 from tracker.workers.names import FOLLOWUP
 
 from .conftest import SAMPLES

@@ -11,8 +11,6 @@ from click.testing import CliRunner
 
 from bench.images import cover, encode, transforms
 from fingerprint.plural import counted
-from tracker.workers import tasks
-from tracker.workers.app import create_celery
 from tracker.cli import main
 from tracker.context import Context
 from tracker.media.images import MAX_IMAGE_BYTES, process_queued_images, register_image
@@ -20,6 +18,8 @@ from tracker.pipeline import ingest
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import PageImage
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
 
 from .conftest import SAMPLES
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tracker.workers import tasks
-from tracker.workers.app import create_celery
 from tracker.media.pictures import (
     NO_TEXT, READ, SUFFIX, TOO_LARGE, UNDECODABLE, counts_sentence, line_map, lines_in, picture_text,
 )
-from tracker.workers.queue import dispatch_images
 from tracker.registry import register_work
 from tracker.store import PageImage
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
+from tracker.workers.queue import dispatch_images
 
 from ..conftest import ROOT, need
 

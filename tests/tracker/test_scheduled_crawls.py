@@ -11,12 +11,12 @@ from datetime import datetime, timezone
 import mongomock
 import pytest
 
-from tracker.workers import tasks
-from tracker.workers.app import create_celery
 from tracker.settings import Settings
 from tracker.store import Site
 from tracker.store.mongo import MongoStore
 from tracker.store.sqlite import SQLiteStore
+from tracker.workers import tasks
+from tracker.workers.app import create_celery
 
 CREATED = datetime(2026, 11, 24, 6, tzinfo=timezone.utc)  # after the 24th's slots of 03:00 and 05:00
 

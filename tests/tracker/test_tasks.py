@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 
 from tracker import pipeline
-from tracker.workers import tasks
-from tracker.workers.app import create_celery, require_broker, run_beat, run_worker
 from tracker.context import Context
-from tracker.workers.backlog import pages_to_process
-from tracker.workers.queue import dispatch_pages
 from tracker.registry import register_work
 from tracker.settings import Settings, SettingsError
 from tracker.store import Page, StoreError
+from tracker.workers import tasks
+from tracker.workers.app import create_celery, require_broker, run_beat, run_worker
+from tracker.workers.backlog import pages_to_process
+from tracker.workers.queue import dispatch_pages
 
 WORK = "雾港来信"
 

@@ -1,9 +1,9 @@
 """The JSON API returns the same data the HTML pages show."""
 import pytest
 
+from web.params import Paging
 from web.reports import queries as reports_module
 from web.reports.catalog import ChapterCatalog
-from web.params import Paging
 from web.reports.queries import Reports
 
 from .conftest import XSS_ATTR

@@ -8,8 +8,8 @@ import urllib.request
 
 import pytest
 
-from web.demo.site import BOOK_PATH, VARIANTS, SampleSite, build_site, chapters_from_folder, respond
 from tests.conftest import ROOT
+from web.demo.site import BOOK_PATH, VARIANTS, SampleSite, build_site, chapters_from_folder, respond
 
 ORIGINALS = ROOT / "samples" / "originals"
 HUGE = 200_000

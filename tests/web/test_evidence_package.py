@@ -17,9 +17,9 @@ from tracker.evidence.warc import Exchange, exchange_warc, read_warc
 from tracker.store import MatchRecord, Page
 from tracker.store.evidence import Evidence
 from tracker.store.open import open_store
-from web.reports.catalog import ChapterCatalog
 from web.evidence.cli import evidence as evidence_command
 from web.evidence.package import NothingToPack, build_package, select_page, select_work_site
+from web.reports.catalog import ChapterCatalog
 
 from .conftest import CH1, T0, fill
 

@@ -12,8 +12,8 @@ from lxml import html as lxml_html
 from PIL import Image
 
 from tracker.store import MatchRecord, Page, PageImage
-from web.reports.catalog import ChapterCatalog
 from web.evidence.package import build_package, select_page
+from web.reports.catalog import ChapterCatalog
 
 from .conftest import CH2, T0
 

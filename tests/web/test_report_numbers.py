@@ -5,9 +5,8 @@ from datetime import timedelta
 
 from tracker.store import CrawlRun, MatchRecord
 from tracker.store.sqlite import SQLiteStore
-
-from web.reports.catalog import ChapterCatalog
 from web.params import Paging
+from web.reports.catalog import ChapterCatalog
 from web.reports.queries import Reports
 
 from .conftest import T0, XSS_ATTR

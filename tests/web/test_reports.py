@@ -2,9 +2,8 @@
 from datetime import date, timedelta
 
 from tracker.store import Chapter, MatchRecord, Page
-
-from web.reports.catalog import ChapterCatalog
 from web.params import Paging
+from web.reports.catalog import ChapterCatalog
 from web.reports.queries import Reports, fill_days, summary
 
 from .conftest import T0, XSS_ATTR

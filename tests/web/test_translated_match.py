@@ -12,8 +12,8 @@ import zipfile
 from html import unescape
 
 from tracker.store import MatchRecord, Page
-from web.review import evidence
 from web.reports.catalog import ChapterCatalog
+from web.review import evidence
 from web.review.takedown import notice_entries, notice_matches, notice_text
 
 from .conftest import CH1, T0

@@ -31,11 +31,11 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .providers import HTTPSearchProvider, SearchError, SearchProvider, SearchResult, config_from
-from .queries import Query, QueryPlan, build_queries
 from ..sites.scope import start_urls_cover
 from ..store import NotFound, Site, Work, now
 from ..store.discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
+from .providers import HTTPSearchProvider, SearchError, SearchProvider, SearchResult, config_from
+from .queries import Query, QueryPlan, build_queries
 
 log = logging.getLogger(__name__)
 

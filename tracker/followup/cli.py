@@ -10,8 +10,8 @@ from fingerprint.cli.groups import SuggestingGroup
 from fingerprint.plural import counted
 
 from ..cli import click_errors, open_context
-from .notify import NotifyError
 from ..store.followup import EVENT_KINDS
+from .notify import NotifyError
 
 domain_errors = click_errors(NotifyError)
 FORMAT = click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fingerprint.errors import InputError
 from fingerprint.image import ImageFingerprint, fingerprint_image, is_image, media_type

@@ -29,7 +29,6 @@ from fingerprint.engine import prepare
 from fingerprint.index import index_keys
 
 from .. import pipeline
-from .backlog import images_to_process, pages_to_process, pictures_to_read
 from ..context import Context
 from ..fingerprints import pack_keys, params_of
 from ..redis_client import RedisUnavailable, explain
@@ -37,6 +36,7 @@ from ..redisindex import IndexUnavailable
 from ..settings import Settings
 from ..sites.schedule import claim_due_sites
 from ..store import FingerprintRecord, NotFound, StoreError, now
+from .backlog import images_to_process, pages_to_process, pictures_to_read
 from .names import (
     DAILY, FOLLOWUP, PROCESS_IMAGE, PROCESS_PAGE, READ_PICTURE, REGISTER_CHAPTER, REINDEX, SCHEDULED_CRAWLS,
 )

@@ -12,8 +12,8 @@ from typing import Any
 
 from flask import Blueprint, abort, g, jsonify, request
 
-from ..manage import sites as site_admin, works as uploads
 from ..auth.access import reads_only
+from ..manage import sites as site_admin, works as uploads
 from ..params import json_body
 
 bp = Blueprint("manage_api", __name__, url_prefix="/api")

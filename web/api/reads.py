@@ -14,12 +14,12 @@ from flask_wtf.csrf import generate_csrf
 
 from tracker.store import NotFound
 
-from ..reports import dashboard, images, sites, works
-from ..review import matches, notices
-from ..evidence import downloads as packages
 from .. import search
 from ..auth.access import reads_only
+from ..evidence import downloads as packages
 from ..params import json_body
+from ..reports import dashboard, images, sites, works
+from ..review import matches, notices
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

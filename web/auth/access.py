@@ -23,13 +23,12 @@ from flask_wtf.csrf import CSRFProtect
 
 from tracker.store import StoreError, User
 from tracker.store.tenancy import DEFAULT_ORG
-
-from . import sessions
 from tracker.tenancy.tokens import check_token
 
-from .accounts import sign_in
-from ..tenancy.scope import OPERATOR, set_scope
+from . import sessions
 from ..services import services
+from ..tenancy.scope import OPERATOR, set_scope
+from .accounts import sign_in
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC = frozenset({"auth.login", "auth.healthz", "static"})

@@ -9,9 +9,9 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from flask_login import current_user, login_user, logout_user
 
 from . import sessions
+from ..services import services
 from .access import SignedIn, client_address, reads_only
 from .accounts import sign_in
-from ..services import services
 
 bp = Blueprint("auth", __name__)
 

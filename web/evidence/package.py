@@ -23,9 +23,9 @@ from tracker.evidence.warc import WarcError, read_warc
 from tracker.media.pictures import is_picture_page, line_map
 from tracker.store import MatchRecord, NotFound, Store, StoreError, now
 
+from ..filters import num, pct, score, when
 from ..reports.catalog import Outline
 from ..review.evidence import match_evidence
-from ..filters import num, pct, score, when
 from ..review.takedown import in_notice, notice_entries, notice_matches, notice_text, nothing_to_notice
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"

@@ -17,14 +17,14 @@ from urllib.parse import urlsplit
 from flask import abort, current_app
 from werkzeug.exceptions import Conflict
 
+from crawler import site_runs as site_crawls
 from crawler.cli import save_site, stored_rules
-from fingerprint.extraction.page import extract
-from fingerprint.extraction.selection import select
 from crawler.rules import RulesError, SiteRules, make_rules, rules_for_urls, site_name
 from fingerprint.encoding import decode
 from fingerprint.errors import InputError
+from fingerprint.extraction.page import extract
+from fingerprint.extraction.selection import select
 from fingerprint.html import NOT_XML_CHARS, XML_DECLARATION, parse_html
-from crawler import site_runs as site_crawls
 from tracker.egress import EgressPolicy, FetchError
 from tracker.egress import fetch as egress_fetch
 from tracker.names import clean_site_name

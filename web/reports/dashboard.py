@@ -5,9 +5,9 @@ from typing import Any
 
 from flask import Blueprint, render_template
 
-from .charts import bar_chart, day_chart
 from ..params import int_arg
 from ..services import reports
+from .charts import bar_chart, day_chart
 
 bp = Blueprint("dashboard", __name__)
 

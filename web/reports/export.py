@@ -12,8 +12,8 @@ from fingerprint.errors import InputError
 from tracker.names import clean_site_name
 
 from ..params import match_filters, page_filters, scope_arg, sort_arg, text_arg
-from .queries import MATCH_COLUMNS, PAGE_COLUMNS, RUN_COLUMNS, Paging, Reports, run_row
 from ..services import reports
+from .queries import MATCH_COLUMNS, PAGE_COLUMNS, RUN_COLUMNS, Paging, Reports, run_row
 from .streams import attachment, csv_lines, json_lines
 
 bp = Blueprint("export", __name__)

@@ -8,8 +8,8 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
 
-from tracker.followup.recheck import open_takedowns, stats
 from tracker.followup.notify import NotifyError
+from tracker.followup.recheck import open_takedowns, stats
 from tracker.store import NotFound
 
 from ..errors import sentence

@@ -19,8 +19,8 @@ from tracker.store import IMAGE_MATCH_SORTS, MATCH_STATUSES, ImageMatch, NotFoun
 
 from ..auth.signin import safe_next
 from ..params import ACTIVE, SCOPES, choice_arg, paging, text_arg
-from .queries import statuses_of
 from ..services import store
+from .queries import statuses_of
 
 bp = Blueprint("images", __name__, url_prefix="/images")
 

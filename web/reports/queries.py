@@ -25,8 +25,8 @@ from tracker.media.pictures import counts_sentence, readings_sentence, site_read
 from tracker.store import ACTIVE_STATUSES, PAGE_STATUSES, CrawlRun, MatchRecord, NotFound, Page, Store
 from tracker.store.totals import best_kind, describe, kind_counts
 
-from .catalog import ChapterCatalog, Outline
 from ..params import ACTIVE, Paging
+from .catalog import ChapterCatalog, Outline
 from .snapshots import Snapshots
 
 EXPORT_BATCH = 1000

@@ -7,10 +7,10 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from ..manage import works as uploads
-from .charts import bar_chart
 from ..params import SCOPES, scope_arg
-from .queries import MATRIX_SITES
 from ..services import reports, services
+from .charts import bar_chart
+from .queries import MATRIX_SITES
 
 bp = Blueprint("works", __name__, url_prefix="/works")
 bp.url_value_preprocessor(uploads.raise_upload_limit)

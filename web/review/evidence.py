@@ -14,9 +14,9 @@ from tracker.wording import (copy_kind, copy_summary, is_translation, language_n
                              page_language, score_lines)
 
 from ..reports.catalog import Outline
+from ..reports.queries import page_row
 from .highlight import excerpt, segments, side_spans
 from .pictures import picture_evidence
-from ..reports.queries import page_row
 
 
 def passages(spans: list[dict[str, int]], page_text: str, original_text: str | None) -> list[dict[str, Any]]:

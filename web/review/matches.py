@@ -11,11 +11,11 @@ from flask_login import current_user
 from tracker.store import MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
 
 from ..auth.signin import safe_next
+from ..params import match_filters, paging, sort_arg
+from ..services import reports, services, store
 from .evidence import match_evidence
 from .highlight import side_spans
 from .notices import sender_args
-from ..params import match_filters, paging, sort_arg
-from ..services import reports, services, store
 
 bp = Blueprint("matches", __name__, url_prefix="/matches")
 

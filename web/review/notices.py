@@ -12,8 +12,8 @@ from flask_login import current_user
 from tracker.store.tenancy import DEFAULT_ORG
 
 from ..params import text_arg
-from ..services import services, store
 from ..reports.streams import attachment
+from ..services import services, store
 from .takedown import MAX_ITEMS, notice_items, notice_matches, notice_text, nothing_to_notice
 
 INCLUDE_HOW = "tick \"Include excerpts\" (include_excerpts=1 in the API)"

@@ -12,8 +12,8 @@ from tracker.store import NotFound
 from tracker.store.tenancy import TOKEN_SCOPES
 from tracker.tenancy.tokens import create_token
 
-from .orgs import OPERATOR, org_names
 from ..services import services, store
+from .orgs import OPERATOR, org_names
 
 bp = Blueprint("tokens", __name__, url_prefix="/tokens")
 

@@ -28,9 +28,9 @@ from tracker.store.tenancy import DEFAULT_ORG
 
 from ..auth import sessions
 from ..auth.accounts import AccountError, check_name, hash_password, new_user
-from .orgs import OPERATOR, org_names
 from ..params import json_body
 from ..services import services, store
+from .orgs import OPERATOR, org_names
 
 bp = Blueprint("users", __name__, url_prefix="/users")
 #: The same as JSON, for people's scripts (HTTP Basic or a session); API tokens are refused.
