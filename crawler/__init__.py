@@ -1,4 +1,7 @@
-"""The Scrapy project that finds reposted chapters and hands pages to the tracker."""
+"""The Scrapy project that finds reposted chapters and hands pages to the tracker.
+
+May import: fingerprint, tracker and crawler (never web).
+"""
 
 from fingerprint.moved import keep_old_names
 

@@ -69,10 +69,18 @@ def test_a_package_folder_holds_few_modules_directly(package):
     assert len(direct) <= layout.DIRECT_LIMITS[package], [p.name for p in direct]
 
 
-def test_every_package_says_what_it_holds():
+def test_every_package_says_what_it_holds_and_what_it_may_import():
+    """Each package's docstring says what it holds, and ends with the line "May import: ..." naming
+    exactly its own layer and the layers below it."""
     for init in sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py")):
-        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
-        assert doc and len(doc) > 20, f"{init.relative_to(ROOT)} needs a docstring saying what the package holds"
+        where = init.relative_to(ROOT)
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        summary, _, rule = doc.rpartition("\n\n")
+        assert len(summary) > 20, f"{where} needs a docstring saying what the package holds"
+        assert rule.startswith("May import: "), f"{where}: the docstring's last line says what it may import"
+        allowed = rule.partition("(")[0]
+        layer = PACKAGES.index(where.parts[0])
+        assert {p for p in PACKAGES if p in allowed} == set(PACKAGES[: layer + 1]), f"{where}: {rule}"
 
 
 def test_the_checks_see_what_they_look_for(tmp_path):

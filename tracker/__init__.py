@@ -1,4 +1,7 @@
-"""The tracking system: stores, Redis indexes, matching and workers (built on `fingerprint`)."""
+"""The tracking system: stores, Redis indexes, matching and workers (built on `fingerprint`).
+
+May import: fingerprint and tracker (never crawler or web).
+"""
 
 from fingerprint.moved import keep_old_names
 

@@ -1,4 +1,7 @@
-"""The Flask admin: piracy reports with evidence."""
+"""The Flask admin: piracy reports with evidence.
+
+May import: fingerprint, tracker, crawler and web.
+"""
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta

@@ -1,1 +1,4 @@
-"""Scrapy extensions of the crawler."""
+"""Scrapy extensions of the crawler.
+
+May import: fingerprint, tracker and crawler (never web).
+"""

@@ -1,1 +1,4 @@
-"""Downloader middlewares of the crawler."""
+"""Downloader middlewares of the crawler.
+
+May import: fingerprint, tracker and crawler (never web).
+"""

@@ -1,4 +1,7 @@
-"""`simtool`: the offline face of the fingerprint engine."""
+"""`simtool`: the offline face of the fingerprint engine.
+
+May import: fingerprint only (never tracker, crawler or web).
+"""
 from __future__ import annotations
 
 import re

@@ -13,4 +13,6 @@ The pieces, each in a module named after it:
 - `score`: character error rate and the substitutions behind it (for measurement).
 
 Pure: no database, network or framework imports; the engines are imported lazily.
+
+May import: fingerprint only (never tracker, crawler or web).
 """

@@ -19,6 +19,8 @@ sentence by sentence:
   share of each side it covers: the evidence of a translated copy.
 
 Pure computation: no I/O beyond reading the installed dictionary.
+
+May import: fingerprint only (never tracker, crawler or web).
 """
 from .align import Alignment, align_texts
 from .bags import TextBags, text_bags

@@ -1,3 +1,5 @@
 """Discovery: search queries for a work, the search providers that answer them, the run that crawls
-what they find, `fptrack discover`, and runs started from the admin. May import fingerprint and the
-rest of tracker; never crawler or web."""
+what they find, `fptrack discover`, and runs started from the admin.
+
+May import: fingerprint and tracker (never crawler or web).
+"""

@@ -4,6 +4,8 @@ HTTP client that keeps to that policy with a total deadline per request.
     addresses.py  parse every spelling of an IP address; say what kind of address it is
     policy.py     EgressPolicy: the refusals, and what an operator allows anyway (FPT_FETCH_ALLOW)
     fetch.py      resolve once, check, connect to the checked address; deadline; redirects checked
+
+May import: fingerprint and tracker (never crawler or web).
 """
 from .addresses import classify, parse_ip
 from .fetch import FetchError, Response, fetch

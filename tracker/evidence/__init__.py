@@ -2,4 +2,7 @@
 removed some days after the page is (retention.py), and packed with the report and the
 takedown notice into a zip anyone can check (package.py); the report's PDF is printed by
 headless chromium (pdf.py). The crawler captures (crawler.capture); the admin and
-`fptrack evidence` make the packages (web.evidence.package)."""
+`fptrack evidence` make the packages (web.evidence.package).
+
+May import: fingerprint and tracker (never crawler or web).
+"""

@@ -1,3 +1,5 @@
 """Follow-up: re-checks of copies whose takedown was sent, the events they and matching record, who
-is told (e-mail digests, webhooks), `fptrack recheck` and `fptrack notify`. May import fingerprint
-and the rest of tracker; never crawler or web."""
+is told (e-mail digests, webhooks), `fptrack recheck` and `fptrack notify`.
+
+May import: fingerprint and tracker (never crawler or web).
+"""

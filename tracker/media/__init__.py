@@ -1,2 +1,5 @@
 """Pictures on pages: copies of registered covers and illustrations, and chapters posted as pictures
-(read by OCR). May import fingerprint and the rest of tracker; never crawler or web."""
+(read by OCR).
+
+May import: fingerprint and tracker (never crawler or web).
+"""

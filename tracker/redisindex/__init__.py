@@ -3,6 +3,8 @@
 `wire` talks to the nodes (raw pipelines per node, MOVED/ASK), `layout` names the keys
 and packs the postings, `state` keeps which documents are live under which id, and
 `index` is the `RedisIndex` that the tracker uses.
+
+May import: fingerprint and tracker (never crawler or web).
 """
 from ..redis_client import connect
 from .index import BATCH, IndexMismatch, IndexUnavailable, RedisIndex

@@ -1,5 +1,8 @@
 """Stores: one interface (`base.Store`, a class per concern), an embedded SQLite backend
-(`sqlite/`) and a MongoDB backend (`mongo/`), each a module per concern."""
+(`sqlite/`) and a MongoDB backend (`mongo/`), each a module per concern.
+
+May import: fingerprint and tracker (never crawler or web).
+"""
 from .base import Store
 from .records import (
     ACTIVE_STATUSES,

@@ -1,2 +1,5 @@
 """Novels uploaded through the admin or the API: read whole (text, HTML, EPUB), split into chapters,
-registered. May import fingerprint and the rest of tracker; never crawler or web."""
+registered.
+
+May import: fingerprint and tracker (never crawler or web).
+"""

@@ -1,2 +1,5 @@
 """The workers' side: the Celery app, its tasks, handing work to them (or doing it inline), the
-backlog and tallies. May import fingerprint and the rest of tracker; never crawler or web."""
+backlog and tallies.
+
+May import: fingerprint and tracker (never crawler or web).
+"""

@@ -1,5 +1,8 @@
 """Signing in and who may do what: accounts, sessions, sign-in limits, the cookie key, the access
-check before every request. May import fingerprint, tracker, crawler and web's own modules."""
+check before every request.
+
+May import: fingerprint, tracker, crawler and web.
+"""
 from __future__ import annotations
 
 from flask import Blueprint

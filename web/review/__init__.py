@@ -1,6 +1,8 @@
 """Reviewing matches: the list, one match's evidence with its passages and pictures, the status
-workflow, and takedown notices (blueprints matches, notices). May import fingerprint, tracker,
-crawler and web's own modules."""
+workflow, and takedown notices (blueprints matches, notices).
+
+May import: fingerprint, tracker, crawler and web.
+"""
 from __future__ import annotations
 
 from flask import Blueprint

@@ -1,5 +1,8 @@
 """Organisations, their users and their API tokens, managed in the admin and the API (blueprints
-orgs, users, users_api, tokens). May import fingerprint, tracker, crawler and web's own modules."""
+orgs, users, users_api, tokens).
+
+May import: fingerprint, tracker, crawler and web.
+"""
 from __future__ import annotations
 
 from flask import Blueprint

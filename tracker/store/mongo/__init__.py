@@ -1,6 +1,9 @@
 """The production store: MongoDB (see connection.py for how concurrent writers stay
 consistent). One module per concern; `MongoStore` puts them together. sharding.py holds
-the shard key of each collection and sets a sharded cluster up for the store."""
+the shard key of each collection and sets a sharded cluster up for the store.
+
+May import: fingerprint and tracker (never crawler or web).
+"""
 from __future__ import annotations
 
 from ..base import Store

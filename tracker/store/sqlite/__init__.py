@@ -1,5 +1,8 @@
 """The embedded store: one SQLite file, no server to run (see connection.py for how
-processes share it). One module per concern; `SQLiteStore` puts them together."""
+processes share it). One module per concern; `SQLiteStore` puts them together.
+
+May import: fingerprint and tracker (never crawler or web).
+"""
 from __future__ import annotations
 
 from ..base import Store
