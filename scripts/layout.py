@@ -3,6 +3,7 @@
 
     python scripts/layout.py            # the counts, as a table
     python scripts/layout.py --check    # the same, and exit 1 when a limit is passed
+    python scripts/layout.py --root DIR # another checkout (git worktree add DIR REV), to compare
 
 It reads every module of fingerprint/, tracker/, crawler/ and web/ with `ast` (nothing is
 imported) and prints:
@@ -219,7 +220,8 @@ def report(root: Path = ROOT) -> tuple[str, bool]:
 
 
 def main(argv: list[str]) -> int:
-    text, ok = report()
+    root = Path(argv[argv.index("--root") + 1]).resolve() if "--root" in argv[:-1] else ROOT
+    text, ok = report(root)
     print(text)
     return 1 if "--check" in argv and not ok else 0
 
