@@ -72,7 +72,9 @@ def load_image(data: bytes, name: str = "the image"):
     """The image as RGB pixels; InputError naming the problem when it cannot be read."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
-    Image.MAX_IMAGE_PIXELS = MAX_PIXELS // 2  # Pillow refuses twice this, and warns from this
+    # Pillow warns from this and refuses twice this; the check below refuses more than MAX_PIXELS
+    # first, so a picture within the bound (a long screenshot) opens without a warning.
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
     try:
         img = Image.open(io.BytesIO(data))
         w, h = img.size

@@ -91,6 +91,19 @@ def test_a_huge_or_broken_image_is_a_clear_error():
         load_image(b"plain text", "notes.png")
 
 
+
+def test_a_long_screenshot_within_the_bound_opens_without_a_warning():
+    """1,100 x 20,000 pixels (a chapter as one screenshot) is within MAX_PIXELS: no bomb warning."""
+    import warnings
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("L", (1_100, 20_000), 255).save(out, "PNG")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        assert load_image(out.getvalue(), "long.png").size == (1_100, 20_000)
+
 @settings(max_examples=60, deadline=None)
 @given(st.binary(max_size=2048))
 def test_any_bytes_give_a_fingerprint_or_an_input_error(data):
