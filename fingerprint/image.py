@@ -21,6 +21,7 @@ read, or one larger than MAX_PIXELS, is an InputError that says so.
 from __future__ import annotations
 
 import io
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,13 +69,21 @@ def thumbnail(data: bytes, side: int = 480, name: str = "the image") -> bytes:
     return out.getvalue()
 
 
+def pillow_bounds() -> None:
+    """Pillow's decompression-bomb limit at MAX_PIXELS, its warning silenced: whoever opens an image
+    checks its size against the bound before decoding and refuses it in words, and Pillow still
+    refuses outright twice the bound. A picture within the bound (a long screenshot) opens quietly."""
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+    warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+
+
 def load_image(data: bytes, name: str = "the image"):
     """The image as RGB pixels; InputError naming the problem when it cannot be read."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
-    # Pillow warns from this and refuses twice this; the check below refuses more than MAX_PIXELS
-    # first, so a picture within the bound (a long screenshot) opens without a warning.
-    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+    pillow_bounds()
     try:
         img = Image.open(io.BytesIO(data))
         w, h = img.size

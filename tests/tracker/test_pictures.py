@@ -88,7 +88,7 @@ def test_pictures_with_text_are_read_in_tasks_of_their_own_joined_and_matched(se
     assert "lines" not in status["http://127.0.0.1:9/img/photo.jpg"]
     assert status["http://127.0.0.1:9/img/broken.jpg"]["status"] == UNDECODABLE
     assert status["http://127.0.0.1:9/img/huge.png"]["status"] == TOO_LARGE
-    assert "48000000 pixels" in status["http://127.0.0.1:9/img/huge.png"]["reason"]
+    assert "48,000,000 pixels" in status["http://127.0.0.1:9/img/huge.png"]["reason"]
     first = status["http://127.0.0.1:9/img/a.jpg"]
     assert first["status"] == READ and first["engine"] == "rapidocr" and first["characters"] > 250
     x0, y0, x1, y1 = first["lines"][3]["box"]

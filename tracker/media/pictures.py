@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fingerprint.errors import InputError
+from fingerprint.image import pillow_bounds
 from fingerprint.ocr.bounds import Bounds
 
 from ..store import NotFound, Page, PageImage
@@ -95,6 +96,7 @@ def _open(data: bytes):
     the pixel bound, InputError when it cannot be read."""
     from PIL import Image, UnidentifiedImageError
 
+    pillow_bounds()
     try:
         image = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError as e:
