@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/crawl.py [--chapters 400] [--concurrency 16] [--repeat 5] [--corpus PATH] [--no-write]
 
-The site (web.demo.site) is built from real chapters (西游记 and 红楼梦 from
+The site (web.demo) is built from real chapters (西游记 and 红楼梦 from
 zh_novels, split with fingerprint.chapters) and served on 127.0.0.1; every chapter page
 carries site chrome, ads and watermarks, encodings rotate (GBK, UTF-8, mislabelled GBK,
 Big5, no label) and one chapter is split over two pages.
@@ -172,7 +172,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5, help="runs of the two compared crawls (medians reported)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
-    from web.demo.site import SampleSite
+    from web.demo.server import SampleSite
 
     chs = chapters(corpus_path(args.corpus), args.chapters)
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}

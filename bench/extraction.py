@@ -10,7 +10,7 @@ and F1 on bags of characters, per site and per language, for the three extractor
 Chapters: 西游记 and 红楼梦 from zh_novels/ and every edition in zh_novels_alt/ (real web
 copies with their own noise), cut with fingerprint.chapters.split_chapters; or, with --folder,
 the chapter .txt files of one folder (e.g. samples/originals). Each novel becomes one sample
-site (web.demo.site.build_site): its chapter pages rotate over GBK, UTF-8, mislabelled
+site (web.demo.build.build_site): its chapter pages rotate over GBK, UTF-8, mislabelled
 GBK, Big5 and unlabelled GBK, <br> and <p> layouts; one chapter is split over two pages, one
 has broken HTML; all carry navigation, ads, scripts and watermark lines. No server is
 started: every chapter page is decoded with its real encoding and given to
@@ -27,7 +27,7 @@ overridden rules); there recall and boilerplate say whether the hidden junk was 
 Recall is the share of the character 5-grams (whitespace removed) of the chapter text the page
 carries that are in the extracted text; boilerplate is the share of the extracted 5-grams that
 are in neither that text nor the chapter title. "site text" counts pages whose extraction
-still holds one of web.demo.site.CHROME_MARKERS. Times are the best of --repeat passes
+still holds one of web.demo.pages.CHROME_MARKERS. Times are the best of --repeat passes
 over all pages, the extractors taking turns.
 
 The table is printed and written to bench/out/extraction-<date>.md (--no-write: printed only).
@@ -123,7 +123,7 @@ def novel_chapters(corpus: Path, limit: int | None) -> dict[str, list[tuple[str,
 
 def site_pages(books: dict[str, list[tuple[str, str]]]) -> list[SitePage]:
     """Every chapter page (and part page) of one sample site per novel."""
-    from web.demo.site import build_site
+    from web.demo.build import build_site
 
     pages = []
     for novel, chapters in books.items():
@@ -155,7 +155,7 @@ def extractors() -> dict[str, Callable[[SitePage], str]]:
 
 def chrome_markers() -> list[str]:
     """The site's chrome strings, in simplified and traditional script (for the Big5 pages)."""
-    from web.demo.site import CHROME_MARKERS, _s2t
+    from web.demo.pages import CHROME_MARKERS, _s2t
 
     return sorted({*CHROME_MARKERS, *(_s2t().convert(m) for m in CHROME_MARKERS)})
 
@@ -316,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.real:
         return real_main(Path(args.real), args)
     if args.folder:
-        from web.demo.site import chapters_from_folder
+        from web.demo.chapters import chapters_from_folder
 
         try:
             chapters = chapters_from_folder(args.folder)

@@ -3,7 +3,7 @@
     .venv/bin/python bench/frontier.py [--chapters 400] [--concurrency 16] [--repeat 3] [--corpus PATH]
                                        [--redis redis://127.0.0.1:6379/0] [--cluster URL] [--no-write]
 
-The sample pirate site of bench/crawl.py (web.demo.site, real chapters from zh_novels) is
+The sample pirate site of bench/crawl.py (web.demo, real chapters from zh_novels) is
 served on 127.0.0.1 and crawled with `python -m crawler URL --no-process` (fetch, extract,
 join, store; no matching, so that only the crawl and its frontier are timed):
 
@@ -139,7 +139,7 @@ def frontier_ops(url: str, n: int, prefix: str) -> dict[str, str]:
 
 def crawl_rows(setups: list[tuple[str, str, int]], chs: list[tuple[str, str]], args) -> list[list]:
     """One row per setup (name, Redis URL or "" for the disk, processes): medians of --repeat runs."""
-    from web.demo.site import SampleSite
+    from web.demo.server import SampleSite
 
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}
     runs: dict[int, list[tuple[float, float, int, int]]] = {i: [] for i in range(len(setups))}

@@ -10,51 +10,6 @@ from typing import Any
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 
-from fingerprint.moved import keep_old_names
-
-#: Modules that moved when web/ was laid out by concern: the old names still import, with a
-#: DeprecationWarning, until the next release (docs/architecture.md).
-MOVED = {
-    "web.access": "web.auth.access",
-    "web.accounts": "web.auth.accounts",
-    "web.catalog": "web.reports.catalog",
-    "web.charts": "web.reports.charts",
-    "web.dashboard": "web.reports.dashboard",
-    "web.demo_site": "web.demo.site",
-    "web.discovery": "web.manage.discovery",
-    "web.discovery_api": "web.api.discovery",
-    "web.evidence_cli": "web.evidence.cli",
-    "web.evidence_keys": "web.evidence.keys",
-    "web.evidence_package": "web.evidence.package",
-    "web.evidence_seal": "web.evidence.seal",
-    "web.export": "web.reports.export",
-    "web.followup": "web.reports.followup",
-    "web.fragments": "web.reports.fragments",
-    "web.highlight": "web.review.highlight",
-    "web.images": "web.reports.images",
-    "web.limits": "web.auth.limits",
-    "web.manage_api": "web.api.manage",
-    "web.matches": "web.review.matches",
-    "web.notices": "web.review.notices",
-    "web.openapi": "web.api.openapi",
-    "web.orgs": "web.tenancy.orgs",
-    "web.packages": "web.evidence.downloads",
-    "web.pictures": "web.review.pictures",
-    "web.secret": "web.auth.secret",
-    "web.sessions": "web.auth.sessions",
-    "web.site_admin": "web.manage.sites",
-    "web.sites": "web.reports.sites",
-    "web.snapshots": "web.reports.snapshots",
-    "web.streams": "web.reports.streams",
-    "web.subscriptions": "web.manage.subscriptions",
-    "web.takedown": "web.review.takedown",
-    "web.tokens": "web.tenancy.tokens",
-    "web.uploads": "web.manage.works",
-    "web.users": "web.tenancy.users",
-    "web.works": "web.reports.works",
-}
-keep_old_names(MOVED)
-
 DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",

@@ -39,7 +39,8 @@ def run_ok(args: list[str], home: Path, stdin: str = "") -> str:
 
 @pytest.fixture(scope="session")
 def sample_site():
-    from web.demo.site import SampleSite, chapters_from_folder
+    from web.demo.chapters import chapters_from_folder
+    from web.demo.server import SampleSite
 
     with SampleSite(chapters_from_folder(SAMPLES / "originals"), slow_delay=0.5) as site:
         yield site

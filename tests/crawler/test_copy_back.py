@@ -7,7 +7,7 @@ import pytest
 
 import fptrack_samples
 from tracker.context import Context
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from .layout_sites import LayoutSite
 from .test_crawl_site import crawl, registered  # noqa: F401 - the fixture and the command

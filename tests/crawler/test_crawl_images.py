@@ -11,7 +11,7 @@ from crawler.rules import make_rules
 from fingerprint.extraction.page import extract
 from tracker.context import Context
 from tracker.media.images import register_image
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from .layout_sites import LayoutSite, cover_art
 from .test_crawl_site import FAST, crawl, fptrack, registered  # noqa: F401 - the fixture and the commands

@@ -11,7 +11,7 @@ import fptrack_samples
 from tracker.context import Context
 from tracker.evidence.warc import read_warc
 from tracker.media.pictures import SUFFIX, line_map
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 from web.reports.catalog import ChapterCatalog
 from web.review.evidence import match_evidence
 

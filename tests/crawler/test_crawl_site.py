@@ -18,7 +18,8 @@ import pytest
 from tracker.context import Context
 from tracker.registry import register_work
 from tracker.workers import tasks
-from web.demo.site import SampleSite, chapters_from_folder
+from web.demo.chapters import chapters_from_folder
+from web.demo.server import SampleSite
 
 from ..conftest import ROOT
 

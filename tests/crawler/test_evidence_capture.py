@@ -25,7 +25,7 @@ from tracker.evidence.package import verify_package
 from tracker.evidence.pdf import chromium
 from tracker.evidence.warc import read_warc, sha256_digest
 from tracker.registry import register_work
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from ..conftest import ROOT, need
 from .render_site import RenderSite

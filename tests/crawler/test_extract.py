@@ -14,7 +14,9 @@ from fingerprint.chapters import split_chapters
 from fingerprint.extraction import page as extract_module
 from fingerprint.extraction.page import KINDS, Extracted, Selectors, extract, is_chapter_text, remove_site_lines
 from tests.conftest import ROOT
-from web.demo.site import CHROME_MARKERS, VARIANTS, build_site, chapters_from_folder
+from web.demo.build import build_site
+from web.demo.chapters import chapters_from_folder
+from web.demo.pages import CHROME_MARKERS, VARIANTS
 
 URL = "http://www.xbiquge-fake.com/book/7/12.html"
 PROSE = [
@@ -363,7 +365,7 @@ def recall(extracted: str, original: str) -> float:
 
 
 def chrome_left(text: str) -> list[str]:
-    from web.demo.site import _s2t
+    from web.demo.pages import _s2t
 
     return [m for m in CHROME_MARKERS if m in text or _s2t().convert(m) in text]
 
@@ -395,7 +397,7 @@ def alt_chapters(corpus) -> list[tuple[str, str]]:
 
 
 def test_real_chapters_in_site_chrome_are_recovered(alt_chapters):
-    from web.demo.site import _s2t
+    from web.demo.pages import _s2t
 
     site = build_site(alt_chapters, book="三国演义", huge_bytes=0)
     by_chapter: dict[int, list[str]] = {}

@@ -16,7 +16,7 @@ from crawler.middlewares.extract import EXTRACTED, WORKER_DIED, ExtractMiddlewar
 from crawler.spiders.novel import NovelSpider
 from fingerprint.extraction.page import extract
 from tracker.context import Context
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from .layout_sites import LayoutSite
 from .test_crawl_site import crawl, registered  # noqa: F401 - the fixture and the command

@@ -17,7 +17,8 @@ from crawler.frontier import (STALE_AFTER, FrontierUnavailable, Membership, clea
 from crawler.spiders.novel import JOINED, LONE
 from tracker.context import Context
 from tracker.settings import Settings
-from web.demo.site import SampleSite, chapters_from_folder
+from web.demo.chapters import chapters_from_folder
+from web.demo.server import SampleSite
 
 from ..conftest import ROOT, need, redis_settings_for, redis_url
 

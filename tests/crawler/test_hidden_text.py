@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fingerprint.extraction.page import Selectors, extract
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from ..conftest import ROOT
 from .render_site import HIDING, JUNK, hidden_page

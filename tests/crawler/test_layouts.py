@@ -10,7 +10,7 @@ import pytest
 import fptrack_samples
 from tracker.context import Context
 from tracker.store import NotFound
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from .layout_sites import INLINE_MARK, LAYOUTS, MARKS, LayoutSite, lines_of
 from .test_crawl_site import crawl, registered  # noqa: F401 - the fixture and the command
@@ -112,7 +112,7 @@ def test_without_validators_the_content_hash_still_saves_the_work(registered):  
 def test_every_request_on_the_sample_site_ends_as_one_outcome(registered):  # noqa: F811
     """The sample site's traps: robots.txt, a 404, a redirect to a page already fetched, a slow page,
     a huge one, binaries, a calendar, session ids and a split chapter; none is lost without a reason."""
-    from web.demo.site import SampleSite
+    from web.demo.server import SampleSite
 
     with SampleSite(CHAPTERS, slow_delay=3.0, huge_bytes=2_000_000) as site:
         result = crawl(registered, site.url + "/")

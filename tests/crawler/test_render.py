@@ -19,7 +19,7 @@ from crawler.render import NEEDS_BROWSER, chromium_path
 from crawler.rules import make_rules
 from tracker.context import Context
 from tracker.registry import register_work
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from ..conftest import ROOT
 from ..linear import assert_linear

@@ -10,7 +10,8 @@ import pytest
 
 from tracker.settings import Settings
 from tracker.store.open import open_store
-from web.demo.site import SampleSite, chapters_from_folder
+from web.demo.chapters import chapters_from_folder
+from web.demo.server import SampleSite
 
 from ..conftest import ROOT
 from ..tracker.test_uploads import CH1, CH2

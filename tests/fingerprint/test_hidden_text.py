@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from fingerprint import visibility
 from fingerprint.cli import main
 from fingerprint.html import block_text, drop_hidden, html_to_text, parse_html
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 from ..conftest import ROOT
 from ..crawler.render_site import HIDING, JUNK, hidden_page

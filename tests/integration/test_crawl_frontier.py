@@ -12,7 +12,8 @@ import pytest
 from crawler.frontier import pending
 from tracker.context import Context
 from tracker.registry import register_work
-from web.demo.site import SampleSite, chapters_from_folder
+from web.demo.chapters import chapters_from_folder
+from web.demo.server import SampleSite
 
 from ..conftest import ROOT, redis_settings_for, redis_url
 

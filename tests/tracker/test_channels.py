@@ -10,7 +10,7 @@ from fingerprint.models import Document
 from fingerprint.track import Tracker
 from tracker.fingerprints import params_of
 from tracker.settings import Settings, SettingsError
-from web.demo.site import chapters_from_folder
+from web.demo.chapters import chapters_from_folder
 
 CHAPTERS = chapters_from_folder(fptrack_samples.ORIGINALS)
 

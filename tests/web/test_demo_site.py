@@ -1,4 +1,4 @@
-"""web.demo.site: the pirate site crawler tests run against, over real HTTP on 127.0.0.1."""
+"""web.demo: the pirate site crawler tests run against, over real HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import re
@@ -9,7 +9,11 @@ import urllib.request
 import pytest
 
 from tests.conftest import ROOT
-from web.demo.site import BOOK_PATH, VARIANTS, SampleSite, build_site, chapters_from_folder, respond
+from web.demo.build import build_site
+from web.demo.chapters import chapters_from_folder
+from web.demo.pages import BOOK_PATH, VARIANTS
+from web.demo.server import SampleSite
+from web.demo.traps import respond
 
 ORIGINALS = ROOT / "samples" / "originals"
 HUGE = 200_000

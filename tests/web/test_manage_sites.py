@@ -12,7 +12,8 @@ from tests.conftest import ROOT
 from tracker.store import User
 from tracker.store.open import open_store
 from web import create_app
-from web.demo.site import SampleSite, chapters_from_folder
+from web.demo.chapters import chapters_from_folder
+from web.demo.server import SampleSite
 
 from .conftest import PASSWORD, csrf_token, login
 

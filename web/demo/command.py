@@ -122,7 +122,8 @@ def demo(host, port, home, name, password, originals, keep, no_serve):
       fptrack demo
       fptrack demo --port 8080
     """
-    from web.demo.site import SampleSite, chapters_from_folder
+    from web.demo.chapters import chapters_from_folder
+    from web.demo.server import SampleSite
 
     originals = originals or SAMPLES
     if not originals.is_dir():

@@ -2,7 +2,7 @@
 the site's constants (encoding variants, chrome markers, the news article) and `_Site`, the HTML
 builders of its home, catalogue, chapter, plain and huge pages in the site's chrome.
 
-The kinds of page are listed in web.demo.site's docstring.
+The kinds of page are listed in web.demo's docstring.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class Resource:
     status: int
     headers: tuple[tuple[str, str], ...]
     body: bytes
-    kind: str  # see web.demo.site's docstring
+    kind: str  # see web.demo's docstring
     delay: float = 0.0  # seconds to wait before answering
     copies: int | None = None  # index (into the chapters) of the original this page copies
     encoding: str | None = None  # the real encoding of body, for text pages
