@@ -9,7 +9,8 @@ import pytest
 
 from tracker.store import NotFound, Site, User, Work
 from tracker.store.base import Store
-from tracker.store.scoped import UNSCOPED, ScopedStore
+from tracker.store.scoped import ScopedStore
+from tracker.store.unscoped import UNSCOPED, UnscopedMethod
 from tracker.store.sqlite import SQLiteStore
 from tracker.store.tenancy import DEFAULT_ORG, Organisation
 
@@ -48,6 +49,18 @@ def test_every_store_method_is_scoped_or_named_as_needing_no_scope():
     redefined = set(vars(ScopedStore))
     assert not methods - redefined - UNSCOPED, "scope these in tracker/store/scoped.py or add them to UNSCOPED"
     assert not UNSCOPED & redefined and UNSCOPED <= methods
+
+
+def test_a_method_neither_scoped_nor_declared_is_refused(store):
+    """The view fails closed: a backend's method that tracker/store/scoped.py does not redefine and
+    tracker/store/unscoped.py does not declare raises, naming both places, instead of answering
+    with every organisation's records."""
+    store.every_page_anywhere = lambda: list(store.pages())  # a method added to a backend, not to the view
+    east = ScopedStore(store, "east")
+    with pytest.raises(UnscopedMethod, match=r"every_page_anywhere .*scoped\.py.*unscoped\.py"):
+        east.every_page_anywhere()
+    assert not hasattr(east, "every_page_anywhere")  # an AttributeError, so feature checks see no method
+    assert east.count_chapters() == store.count_chapters()  # a declared one still goes to the store
 
 
 def test_each_organisation_sees_its_works_matches_sites_and_pages(store):

@@ -7,8 +7,9 @@ is NotFound, as if it did not exist, so a caller cannot tell another organisatio
 from a wrong one. New works and sites written through it belong to the organisation.
 
 The admin and the API use one per request (web.tenancy.scope), so no view has to filter by
-itself. Methods not listed here concern no organisation's data (sessions, the
-fingerprints the matcher loads, the chapter outline of the catalog) and go to the store.
+itself. The methods declared in tracker.store.unscoped concern no organisation's data
+(sessions, the fingerprints the matcher loads, the chapter outline of the catalog) and go
+to the store as they are; any other method not redefined here raises UnscopedMethod.
 """
 from __future__ import annotations
 
@@ -20,25 +21,10 @@ from .base import Store
 from .records import (MATCH_STATUSES, PAGE_STATUSES, Chapter, CrawlRun, ImageMatch, MatchRecord, NotFound, Page,
                       Site, User, Work, WorkImage)
 from .tenancy import DEFAULT_ORG, ApiToken
+from .unscoped import UNSCOPED, UnscopedMethod
 
 #: An organisation with this many sites or fewer has its latest crawl runs read site by site.
 SITES_ASKED_ONE_BY_ONE = 50
-
-#: Store methods that go to the store as they are: sign-in and sessions (before the scope is
-#: known), what the crawler, matcher and workers write and read by key, and the organisations
-#: themselves. Every other method of the store is redefined below (tests/tracker/test_store_scoped.py).
-UNSCOPED = frozenset({
-    "add_session", "get_session", "sessions", "touch_session", "delete_session", "delete_sessions", "purge_sessions",
-    "record_login", "token_by_hash", "touch_token",
-    "chapter_by_doc", "chapter_headers", "count_chapters", "catalog_stamp", "fingerprints", "put_fingerprint",
-    "upsert_page", "set_page_status", "delete_page", "page_validators", "upsert_match", "upsert_page_image",
-    "set_page_image_status", "set_page_image_reading", "page_image_validators", "upsert_image_match",
-    "add_crawl_run", "claim_site_slot",
-    "put_evidence", "delete_evidence", "mark_evidence_gone", "purge_evidence",
-    "add_event", "set_event_routed", "purge_events", "add_delivery", "record_delivery", "put_recheck",
-    "add_discovery_run", "update_discovery_run", "put_discovery_query", "add_discovered_urls", "seen_urls",
-    "upsert_org", "get_org", "orgs", "set_owner", "owner", "owners", "close",
-})
 
 
 class ScopedStore:
@@ -47,7 +33,11 @@ class ScopedStore:
         self._seen_sites: dict[str, bool] = {}
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+        """Only the methods declared organisation-free reach the store as they are; any other
+        name fails, so a store method added without a scope can never leak across organisations."""
+        if name in UNSCOPED:
+            return getattr(self.inner, name)
+        raise UnscopedMethod(name)
 
     # ---- what the organisation owns (read once per scoped store: one per request) -------
 
@@ -81,9 +71,6 @@ class ScopedStore:
     def hides_work(self, work_id: str) -> bool:
         return work_id not in self._work_set
 
-    def hides_site(self, name: str) -> bool:
-        """A configured site of another organisation (a site seen only in its own matches is shown)."""
-        return not self.sees_site(name)
 
     def sees_site(self, name: str) -> bool:
         """Whether its pages on this one site are visible (the same rule as site_names, in two
