@@ -198,7 +198,7 @@ def main() -> int:
         env2 = {**base_env, "FPT_HOME": f"{tmp}/matched"}
         book = Path(tmp) / "originals.txt"
         book.write_text("\n".join(text for _, text in chs), encoding="utf-8")
-        subprocess.run([sys.executable, "-m", "tracker.cli", "add-work", "originals", str(book), "-q"], env=env2,
+        subprocess.run([sys.executable, "-m", "fptrack", "add-work", "originals", str(book), "-q"], env=env2,
                        check=True, cwd=ROOT, capture_output=True)
         seconds, out = timed(crawl, env2)
         r = json.loads(out)

@@ -15,9 +15,9 @@ GBK, Big5 and unlabelled GBK, <br> and <p> layouts; one chapter is split over tw
 has broken HTML; all carry navigation, ads, scripts and watermark lines. No server is
 started: every chapter page is decoded with its real encoding and given to
 
-    fingerprint.extraction.page        extract(html, url): density, then site-line removal
+    pagetext.extraction.page        extract(html, url): density, then site-line removal
     trafilatura            trafilatura.extract(html, favor_recall=True)
-    fingerprint.html       html_to_text(html): trafilatura backed by an lxml block walk
+    pagetext.html       html_to_text(html): trafilatura backed by an lxml block walk
 
 A second table reads the hidden-junk layout (tests/crawler/render_site.hidden_page): the same
 chapters with a junk character after every fourth character, hidden by the page's CSS one way
@@ -138,8 +138,8 @@ def site_pages(books: dict[str, list[tuple[str, str]]]) -> list[SitePage]:
 
 
 def extractors() -> dict[str, Callable[[SitePage], str]]:
-    from fingerprint.extraction.page import extract
-    from fingerprint.html import html_to_text
+    from pagetext.extraction.page import extract
+    from pagetext.html import html_to_text
 
     try:
         import trafilatura
@@ -147,9 +147,9 @@ def extractors() -> dict[str, Callable[[SitePage], str]]:
         raise BenchError(f"trafilatura is not importable ({e}); pip install -e '.[test]'") from None
 
     return {
-        "fingerprint.extraction.page": lambda p: extract(p.html, BASE + p.path).text,
+        "pagetext.extraction.page": lambda p: extract(p.html, BASE + p.path).text,
         "trafilatura (favor_recall)": lambda p: trafilatura.extract(p.html, favor_recall=True) or "",
-        "fingerprint.html.html_to_text": lambda p: html_to_text(p.html)[0],
+        "pagetext.html.html_to_text": lambda p: html_to_text(p.html)[0],
     }
 
 
@@ -227,8 +227,8 @@ def bench_extraction(pages: Sequence[SitePage], repeat: int = 1, budget: float |
 
 def real_extractors() -> dict[str, Callable[[str], str]]:
     """The three extractors on a page's HTML alone (saved pages carry no URL worth a rule)."""
-    from fingerprint.extraction.page import extract
-    from fingerprint.html import html_to_text
+    from pagetext.extraction.page import extract
+    from pagetext.html import html_to_text
 
     try:
         import trafilatura
@@ -236,8 +236,8 @@ def real_extractors() -> dict[str, Callable[[str], str]]:
         raise BenchError(f"trafilatura is not importable ({e}); pip install -e '.[test]'") from None
 
     return {
-        "fingerprint.extraction.page": lambda html: extract(html, "https://saved.example/chapter/1.html").text,
-        "fingerprint.html": lambda html: html_to_text(html)[0],
+        "pagetext.extraction.page": lambda html: extract(html, "https://saved.example/chapter/1.html").text,
+        "pagetext.html": lambda html: html_to_text(html)[0],
         "trafilatura": lambda html: trafilatura.extract(html, favor_recall=True) or "",
     }
 
@@ -276,9 +276,9 @@ def real_main(folder: Path, args) -> int:
     fns = real_extractors()
     scores = score_pages(pages, fns)
     table = real_table(pages, scores, list(fns))
-    worst = sorted(pages, key=lambda p: scores["fingerprint.extraction.page", p.site, p.name][2])[:5]
-    table.notes.append("Lowest fingerprint.extraction.page F1: " + ", ".join(
-        f"{p.site}/{p.name} {scores['fingerprint.extraction.page', p.site, p.name][2]:.3f}" for p in worst))
+    worst = sorted(pages, key=lambda p: scores["pagetext.extraction.page", p.site, p.name][2])[:5]
+    table.notes.append("Lowest pagetext.extraction.page F1: " + ", ".join(
+        f"{p.site}/{p.name} {scores['pagetext.extraction.page', p.site, p.name][2]:.3f}" for p in worst))
     text = table.markdown()
     print(f"{len(pages)} pages from {len({p.site for p in pages})} sites under {folder}", file=sys.stderr)
     print(text)
@@ -294,7 +294,7 @@ def real_main(folder: Path, args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="bench/extraction.py",
-        description="Main-text extraction from pirate pages: fingerprint.extraction.page next to trafilatura.",
+        description="Main-text extraction from pirate pages: pagetext.extraction.page next to trafilatura.",
     )
     ap.add_argument("--corpus", help="the corpus folder (default: $FPT_SHARED/corpus or ../shared/corpus)")
     ap.add_argument("--folder", help="use the chapter .txt files of this folder instead of the corpus")

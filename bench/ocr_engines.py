@@ -8,22 +8,22 @@ the simplified-character novels in ../shared/corpus/zh_novels are drawn with
 bench/pictures/render.py, each in a style drawn from the seed (fonts, sizes, themes,
 watermark, status bar, reply box, rotation <= 2 degrees, JPEG 40-90, one picture or
 split over 2-3). Each engine then reads every picture through
-fingerprint.ocr.read.read_picture, in a fresh process of its own with one thread, so
+ocr.read.read_picture, in a fresh process of its own with one thread, so
 its speed is per core and its peak memory (RSS) is its own: the Python process's
 peak, and for Tesseract also its child's.
 
 Columns: character error rate over all excerpts (all edits / reference characters,
-after fingerprint.ocr.score.comparable; the reading includes whatever else the engine
+after ocr.score.comparable; the reading includes whatever else the engine
 read: status bar, watermark, reply box, so insertions count too); "missed": the
 reference characters substituted or deleted (what a matcher loses), also after folding
-look-alikes (fingerprint.ocr.lookalike) on both sides; median and worst missed share
+look-alikes (ocr.lookalike) on both sides; median and worst missed share
 per excerpt; pictures per second per core (CPU time, the engine's child included); and
 peak RSS. The substitutions each engine made are counted and the most
-frequent printed (the measured rows of fingerprint/ocr/lookalike.txt come from them).
+frequent printed (the measured rows of ocr/lookalike.txt come from them).
 
 Textness: the same chapter pictures (with text) and --textless pictures without body
 text (photo-like noise, gradients, covers with a title only), judged by
-fingerprint.ocr.textness; precision and recall of "has text", and its cost per picture.
+ocr.textness; precision and recall of "has text", and its cost per picture.
 
 Written to bench/out/ocr_engines-<date>.md.
 """
@@ -87,8 +87,8 @@ def render_all(items: list[tuple[str, str]], seed: int):
 
 def _engine_worker(name: str, payload: list[tuple[str, str, list]], queue) -> None:
     """Read every picture with engine `name` (one thread); put the results on `queue`."""
-    from fingerprint.ocr.engines import make_engine
-    from fingerprint.ocr.read import read_picture
+    from ocr.engines import make_engine
+    from ocr.read import read_picture
 
     try:
         engine = make_engine(name, threads=1)
@@ -129,8 +129,8 @@ def run_engine(name: str, rendered) -> dict:
 
 
 def score_engine(result: dict, rendered) -> dict:
-    from fingerprint.ocr.lookalike import fold
-    from fingerprint.ocr.score import align
+    from ocr.lookalike import fold
+    from ocr.score import align
 
     refs = {key: ref for key, ref, _, _ in rendered}
     edits = missed = folded_missed = total = 0
@@ -150,7 +150,7 @@ def score_engine(result: dict, rendered) -> dict:
 
 def textness_rows(rendered, count: int, seed: int) -> tuple[list, dict]:
     from bench.pictures.render import render_textless
-    from fingerprint.ocr.textness import textness
+    from ocr.textness import textness
 
     with_text = [img for _, _, images, _ in rendered for img in images]
     without = [render_textless(kind, seed * 7 + i).image

@@ -16,15 +16,15 @@ CPU per 100 characters). They are drawn with bench/pictures/render.py as:
 - unregistered: a third of a chapter that is not registered (must match nothing);
 - textless: photo-like pictures, gradients and covers (must be skipped unread).
 
-Every post goes through fingerprint.pictures.PictureReader (textness, then RapidOCR
+Every post goes through ocr.pictures.PictureReader (textness, then RapidOCR
 within its bounds, one engine per worker process, --jobs workers) and then
 fingerprint.track.Tracker, as `simtool track` does, twice: with the reading as it is,
-and with look-alikes folded on both sides (fingerprint.ocr.lookalike). Beside it, the
+and with look-alikes folded on both sides (ocr.lookalike). Beside it, the
 same chapters' drawn text given as text to the same Tracker: the text channels' result.
 
 Found: the post's chapter is among its matches (recall over posts holding a third or
 more of a registered chapter). Precision: matches naming the right chapter over all
-matches (unregistered and textless posts included). CER: fingerprint.ocr.score over the
+matches (unregistered and textless posts included). CER: ocr.score over the
 drawn body text (status bar, watermark and reply box readings count as insertions);
 missed: drawn characters substituted or deleted.
 
@@ -141,14 +141,14 @@ def build_cases(corpus: Path, chapters: int, chars: int, seed: int, counts: dict
 
 def _worker_init() -> None:
     global READER
-    from fingerprint.pictures import PictureReader
+    from ocr.pictures import PictureReader
 
     READER = PictureReader("rapidocr")
     READER._get_engine()  # load the models before the clock of the first post
 
 
 def _read(case_paths: tuple[str, list[Path]]):
-    from fingerprint.pictures import Post
+    from ocr.pictures import Post
 
     name, paths = case_paths
     t0 = time.process_time()
@@ -175,7 +175,7 @@ def read_all(cases: list[Case], jobs: int):
 
 def match(registered: dict[str, str], pages: dict[str, "object"], fold: bool) -> dict[str, list[str]]:
     """{page name: [matched chapter keys]} through fingerprint.track.Tracker as simtool track does."""
-    from fingerprint import pictures
+    from ocr import pictures
     from fingerprint.engine import EngineConfig
     from fingerprint.models import Document
     from fingerprint.track import Tracker
@@ -235,7 +235,7 @@ def main() -> int:
         from bench.pictures.render import require_fonts
 
         require_fonts()
-        from fingerprint.ocr.engines import make_engine
+        from ocr.engines import make_engine
 
         make_engine("rapidocr")
     except Exception as e:
@@ -245,8 +245,8 @@ def main() -> int:
         counts = dict(whole=5, split=3, third=6, styled=5, unregistered=3, textless=3)
 
     from fingerprint.models import Document
-    from fingerprint.ocr.lookalike import fold
-    from fingerprint.ocr.score import align, cer
+    from ocr.lookalike import fold
+    from ocr.score import align, cer
 
     with tempfile.TemporaryDirectory(prefix="pictures_match-") as tmp:
         t0 = time.perf_counter()

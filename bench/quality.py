@@ -11,7 +11,7 @@ real web editions in zh_novels_alt/ are added chapter by chapter: a chapter whos
 registered must match that chapter, the others nothing.
 
 Everything is written to a temporary directory as files (.txt in UTF-8; .html in GBK for the
-HTML case), read back with fingerprint.sources.read_documents, then given to
+HTML case), read back with pagetext.sources.read_documents, then given to
 fingerprint.track.track and to the brute-force baseline (bench/baseline.py). One table
 compares the recall of both per transformation, then overall precision, recall, false
 positives and wall time.
@@ -224,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
     corpus = corpus_path(args.corpus)
     from fingerprint.engine import EngineConfig
     from fingerprint.index import IndexParams
-    from fingerprint.sources import read_documents
+    from pagetext.sources import read_documents
     from fingerprint.track import track
 
     if args.quick:

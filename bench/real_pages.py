@@ -52,7 +52,7 @@ def read_pages(folder: Path) -> list[RealPage]:
 
 
 def _decode(raw: bytes) -> str:
-    from fingerprint.encoding import decode_bytes  # the project's own decoding, as the crawler reads pages
+    from pagetext.encoding import decode_bytes  # the project's own decoding, as the crawler reads pages
 
     return decode_bytes(raw)[0]
 

@@ -395,7 +395,7 @@ for name in sorted(os.listdir(folder)):
     m.update([text[i:i + 3] for i in range(len(text) - 2)])
     sys.stdout.write(" ".join(map(str, m.digest())) + "\\n")
 """
-SIMTOOL = "from fingerprint.cli import main; main()"  # what the simtool console script runs
+SIMTOOL = "from simtool import main; main()"  # what the simtool console script runs
 
 
 def bench_process(texts: list[str], repeat: int = 3, budget: float | None = None) -> Table:
@@ -405,7 +405,7 @@ def bench_process(texts: list[str], repeat: int = 3, budget: float | None = None
     import subprocess
     import tempfile
 
-    from fingerprint.cli.parallel import default_jobs
+    from clikit.parallel import default_jobs
 
     n, mb = len(texts), total_mb(texts)
     table = Table(f"6. Whole processes: fingerprints of {n} chapter files ({mb:.2f} MB), start-up included",

@@ -38,7 +38,7 @@ from bench.common import corpus_path, run_cli, write_report  # noqa: E402
 from bench.disguises import DISGUISES, cjk  # noqa: E402
 from fingerprint.chapters import split_chapters  # noqa: E402
 from fingerprint.engine import EngineConfig, verdict_for  # noqa: E402
-from fingerprint.html import html_to_text  # noqa: E402
+from pagetext.html import html_to_text  # noqa: E402
 from fingerprint.models import Document  # noqa: E402
 from fingerprint.track import Tracker  # noqa: E402
 

@@ -282,7 +282,7 @@ class Workers:
         """`n` workers of one process each ("apart", as on n machines), or one worker with `n`
         pool processes ("one")."""
         fptrack = Path(sys.executable).with_name("fptrack")
-        cmd = [str(fptrack)] if fptrack.exists() else [sys.executable, "-c", "from tracker.cli import main; main()"]
+        cmd = [str(fptrack)] if fptrack.exists() else [sys.executable, "-c", "from fptrack.cli import main; main()"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}
         env.update(self.run.env(), PYTHONPATH=str(ROOT))
         pools = [["--concurrency=1"]] * n if layout == "apart" else [[f"--concurrency={n}"]]
@@ -424,9 +424,9 @@ def mongo_sizes(home: Path, params_hash: str) -> dict[str, tuple[int, float, flo
     import mongomock
 
     from tracker.store.mongo import MongoStore
-    from tracker.store.open import open_store
+    from tracker.store.open import store_at
 
-    src = open_store(None, home)
+    src = store_at(None, home)
     dst = MongoStore(client=mongomock.MongoClient(), db="sizes")
     try:
         for w in src.works():

@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from ..cells import defuse, json_text, printable
-from ..errors import FingerprintError
+from clikit.cells import defuse, json_text, printable
+from fingerprint.errors import FingerprintError
 
 #: The formats of a listing: an aligned table for people, CSV, JSON Lines and a JSON array for machines.
 RECORD_FORMATS = ["table", "csv", "jsonl", "json"]

@@ -1,5 +1,5 @@
 """The Scrapy project that finds reposted chapters and hands pages to the tracker.
 
-May import: fingerprint, tracker and crawler (never web).
+May import: fingerprint, pagetext, ocr, clikit, tracker and crawler.
 """
 

@@ -5,13 +5,13 @@ import sys
 
 import click
 
-from fingerprint.cells import json_text, printable
-from fingerprint.cli.common import RECORD_FORMATS, quiet_option, show, write_records
-from fingerprint.cli.groups import SuggestingGroup
-from fingerprint.plural import counted
+from clikit.cells import json_text, printable
+from clikit.common import RECORD_FORMATS, quiet_option, show, write_records
+from clikit.groups import SuggestingGroup
+from clikit.plural import counted
 from tracker.cli import click_errors, domain_errors, open_context
 from tracker.media.pictures import counts_sentence
-from tracker.names import check_job, clean_site_name, job_for_urls
+from tracker.safe_names import check_job, clean_site_name, job_for_urls
 from tracker.sites.schedule import site_schedule
 from tracker.store import NotFound, Site, now
 

@@ -34,7 +34,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tracker.names import check_job, inside, job_for_sites
+from tracker.safe_names import check_job, inside, job_for_sites
 from tracker.settings import Settings
 
 #: Seconds a crawler sharing a Redis frontier waits, idle, for its peers to add requests.

@@ -36,12 +36,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fingerprint.errors import InputError
-from fingerprint.extraction.page import Selectors
-from fingerprint.scrub import scrub_value
-from tracker.names import clean_site_name
+from pagetext.extraction.page import Selectors
+from pagetext.scrub import scrub_value
+from tracker.safe_names import clean_site_name
 from tracker.sites.schedule import ScheduleError, check_every, check_hour
 from tracker.sites.scope import bare_host, start_urls_cover
-
 
 # Rule patterns are the operator's own and may backtrack, while a hostile page's href can be
 # a megabyte long. No link worth following is this long (crawler.urls.trap_reason refuses any
@@ -61,7 +60,7 @@ class SiteRules:
     follow: tuple[str, ...] = ()  # regexes: when given, only matching links are followed
     deny: tuple[str, ...] = ()  # regexes: matching links are never followed
     chapter_urls: tuple[str, ...] = ()  # regexes: pages that are chapters even when their text is short
-    title: str = ""  # selectors (see fingerprint.extraction.page.Selectors)
+    title: str = ""  # selectors (see pagetext.extraction.page.Selectors)
     content: str = ""
     next_page: str = ""
     chapter_links: str = ""
@@ -151,7 +150,7 @@ def make_rules(values: Mapping[str, Any], *, where: str = "the rules") -> SiteRu
     for key in ("title", "content", "next_page", "chapter_links"):
         check_selector(getattr(rules, key), f"{where}: {key}")
     if rules.encoding:
-        from fingerprint.encoding import charset_codec
+        from pagetext.encoding import charset_codec
 
         if not charset_codec(rules.encoding):  # unicode_escape or base64 are codecs, not a page's charset
             raise RulesError(f"{where}: {rules.encoding!r} is not a known charset; use e.g. gbk, gb18030, big5, utf-8")

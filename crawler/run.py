@@ -10,12 +10,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracker.names import check_job
+from tracker.safe_names import check_job
 from tracker.settings import Settings
 
 from .counts import by_site
-from .frontier import (FRONTIER_ERROR, REDIS_DOWN, SHARED_IDLE_WAIT, FrontierUnavailable, Membership,
-                       clear_frontier, frontier_settings, job_name)
+from .frontier import (
+    FRONTIER_ERROR,
+    REDIS_DOWN,
+    SHARED_IDLE_WAIT,
+    FrontierUnavailable,
+    Membership,
+    clear_frontier,
+    frontier_settings,
+    job_name,
+)
 from .rules import SiteRules
 from .tracking import JOB, PROCESS_PAGES, TRACKER_SETTINGS
 

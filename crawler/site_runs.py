@@ -21,7 +21,7 @@ from typing import Any
 
 from tracker import child_jobs
 from tracker.child_jobs import now_text
-from tracker.names import inside, job_for_sites
+from tracker.safe_names import inside, job_for_sites
 from tracker.settings import Settings
 
 STATES = ("starting", "running", "pausing", "paused", "finished", "failed")
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         from crawler.run import CrawlLimits, run_crawl
         from tracker.store.open import open_store
 
-        store = open_store(settings.mongo_url or None, settings.home, db=settings.mongo_db)
+        store = open_store(settings)
         try:
             rules = stored_rules(store.get_site(args.site))
         finally:

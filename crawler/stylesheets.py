@@ -4,7 +4,7 @@ A site may hide its junk characters with a rule in /css/style.css rather than in
 block. Static pages are read without a browser, so the crawler fetches a page's stylesheets
 itself (crawler.middlewares.extract): at most MAX_PER_PAGE <link rel="stylesheet"> of the
 page's own host, not print-only, each fetched once per crawl through Scrapy's downloader
-(robots.txt, politeness and the size limit apply), cut to fingerprint.visibility's budget.
+(robots.txt, politeness and the size limit apply), cut to pagetext.visibility's budget.
 """
 from __future__ import annotations
 

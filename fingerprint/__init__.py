@@ -3,6 +3,6 @@
 No database, network or framework is imported here, so the same functions run
 in the offline `simtool`, in the tracker's workers, and in tests.
 
-May import: fingerprint only (never tracker, crawler or web).
+May import: fingerprint only.
 """
 __version__ = "0.1.0"

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import numpy as np
 import xxhash
 
-from .errors import IncompatibleFingerprints, InputError, ParameterError
+from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
 
 _MAGIC = b"FPBF"
 _VERSION = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .chapters import split_chapters
+from fingerprint.chapters import split_chapters
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import InputError, ParameterError
+from fingerprint.errors import InputError, ParameterError
 
 __all__ = ["Chapter", "split_chapters", "chinese_numeral", "roman_numeral", "parse_number"]
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .errors import IncompatibleFingerprints, ParameterError
-from .simhash import Simhash
-from .simhash_index import SimhashIndex
+from fingerprint.errors import IncompatibleFingerprints, ParameterError
+from fingerprint.simhash import Simhash
+from fingerprint.simhash_index import SimhashIndex
 
 
 @dataclass

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .evidence import Run, SortedHashes, align, covered
-from .hashing import kgram_hashes
+from fingerprint.evidence import Run, SortedHashes, align, covered
+from fingerprint.hashing import kgram_hashes
 
 __all__ = ["FINE_K", "MIN_FINE", "SENTENCE_SHARE", "Coverage", "fine_runs", "join_substituted", "measure",
            "sentence_starts"]

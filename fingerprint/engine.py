@@ -13,19 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ParameterError
-from .coverage import join_substituted, measure, sentence_starts
-from .evidence import Run, SortedHashes, align, covered
-from .hashing import kgram_hashes
-from .initials import InitialsFingerprint, InitialsParams
-from .initials import fingerprint as initials_fingerprint
-from .initials import shared_share
-from .minhash import MinHash, MinHashParams, minhash
-from .models import Match, Span
-from .normalize import NormalizedText, normalize
-from .pinyin import Sounds, to_sounds
-from .simhash import Simhash, text_simhash
-from .winnowing import WinnowParams, Winnowed, select
+from fingerprint.errors import ParameterError
+from fingerprint.coverage import join_substituted, measure, sentence_starts
+from fingerprint.evidence import Run, SortedHashes, align, covered
+from fingerprint.hashing import kgram_hashes
+from fingerprint.initials import InitialsFingerprint, InitialsParams
+from fingerprint.initials import fingerprint as initials_fingerprint
+from fingerprint.initials import shared_share
+from fingerprint.minhash import MinHash, MinHashParams, minhash
+from fingerprint.models import Match, Span
+from fingerprint.normalize import NormalizedText, normalize
+from fingerprint.pinyin import Sounds, to_sounds
+from fingerprint.simhash import Simhash, text_simhash
+from fingerprint.winnowing import WinnowParams, Winnowed, select
 
 CHANNELS = ("simhash", "minhash", "pinyin", "winnow", "translation")
 
@@ -167,14 +167,14 @@ class Prepared:
     @cached_property
     def language(self) -> str:
         """"zh", "en" or "" (fingerprint.translation.language)."""
-        from .translation.language import language_of
+        from fingerprint.translation.language import language_of
 
         return language_of(self.normalized)
 
     @cached_property
     def bags(self):
         """The sentences as bags of concepts, for the translation channel (fingerprint.translation)."""
-        from .translation.bags import text_bags
+        from fingerprint.translation.bags import text_bags
 
         return text_bags(self.text, self.language)
 
@@ -182,14 +182,14 @@ class Prepared:
     def reading(self):
         """The whole text's concepts and names with their counts (fingerprint.translation.quick):
         what its translation keys and its ranking need, without its sentences."""
-        from .translation.quick import read
+        from fingerprint.translation.quick import read
 
         return read(self.text, self.language)
 
     @cached_property
     def doc_vector(self):
         """The whole text's concepts and names, for ranking translation candidates."""
-        from .translation.rank import doc_vector
+        from fingerprint.translation.rank import doc_vector
 
         return doc_vector(self.reading)
 
@@ -198,10 +198,10 @@ class Prepared:
         for a text in neither language."""
         if self.language not in ("zh", "en"):
             return np.empty(0, dtype=np.uint64)
-        from .translation.keys import translation_keys
+        from fingerprint.translation.index_keys import translation_keys
 
         if role == "post":  # an original: from its segmented sentences (translation.quick.from_sentences)
-            from .translation.quick import from_sentences
+            from fingerprint.translation.quick import from_sentences
 
             return translation_keys(from_sentences(self.bags), role)
         return translation_keys(self.reading, role)
@@ -309,7 +309,7 @@ def judge_translation(page: Prepared, original: Prepared, config: EngineConfig =
     """Judge a page written in the other language: the share of the original's sentences the
     page's sentences align with (fingerprint.translation.align), and the aligned sentence pairs
     as evidence spans, original sentence beside the page's."""
-    from .translation.align import align_texts
+    from fingerprint.translation.align import align_texts
 
     a = align_texts(original.bags, page.bags)
     ob, pb = original.bags, page.bags

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, ParameterError
-from .normalize import CJK, NormalizedText, normalize
+from fingerprint.errors import InputError, ParameterError
+from fingerprint.normalize import CJK, NormalizedText, normalize
 
 BUILTIN_STOPWORDS = {"zh": "stopwords_zh.txt"}
 _EN_WORD = re.compile(r"[A-Za-z]+")

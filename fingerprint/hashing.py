@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import xxhash
 
-from .errors import ParameterError
+from fingerprint.errors import ParameterError
 
 MASK64 = (1 << 64) - 1
 _U64 = np.uint64

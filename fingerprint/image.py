@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from fingerprint.errors import InputError
 
 __all__ = ["GRID", "MAX_PIXELS", "ImageFingerprint", "fingerprint_image", "image_distance", "images_match",
            "is_image", "load_image", "media_type"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .image import MAX_DISTANCE, ImageFingerprint, colour_agreement, images_match
+from fingerprint.image import MAX_DISTANCE, ImageFingerprint, colour_agreement, images_match
 
 __all__ = ["ImageHit", "ImageIndex", "match_images"]
 

@@ -23,12 +23,12 @@ from typing import Protocol
 
 import numpy as np
 
-from .engine import EngineConfig, Prepared
-from .hashing import distinct, mix64
-from .lsh import LSHParams, band_keys
-from .postings import Postings
-from .simhash import hamming
-from .simhash_index import SimhashIndex
+from fingerprint.engine import EngineConfig, Prepared
+from fingerprint.hashing import distinct, mix64
+from fingerprint.lsh import LSHParams, band_keys
+from fingerprint.postings import Postings
+from fingerprint.simhash import hamming
+from fingerprint.simhash_index import SimhashIndex
 
 _U64 = np.uint64
 

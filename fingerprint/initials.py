@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ParameterError
-from .hashing import kgram_hashes
-from .winnowing import select
+from fingerprint.errors import ParameterError
+from fingerprint.hashing import kgram_hashes
+from fingerprint.winnowing import select
 
 # Share of each initial a..z in Chinese prose: measured over the ten classical
 # novels of the project's reference corpus, after normalisation (i, u, v never
@@ -102,7 +102,7 @@ def _window_codes(letters: np.ndarray, anchors: np.ndarray, params: InitialsPara
 def shared_share(a: InitialsFingerprint, b: InitialsFingerprint) -> float:
     """Share of `a`'s window codes that also occur in `b` (0.0 when `a` has none)."""
     if a.params != b.params:
-        from .errors import IncompatibleFingerprints
+        from fingerprint.errors import IncompatibleFingerprints
 
         raise IncompatibleFingerprints("pinyin-initial fingerprints", a.params, b.params)
     if a.codes.shape[0] == 0:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import xxhash
 
-from .errors import IncompatibleFingerprints, InputError, ParameterError
-from .features import TfIdf, feature_words, term_frequencies, top_keywords
-from .normalize import NormalizedText, normalize
+from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
+from fingerprint.features import TfIdf, feature_words, term_frequencies, top_keywords
+from fingerprint.normalize import NormalizedText, normalize
 
 
 def exact_key(text: str | NormalizedText) -> str:

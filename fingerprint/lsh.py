@@ -13,9 +13,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from .errors import IncompatibleFingerprints, ParameterError
-from .hashing import mix64
-from .minhash import MinHash, MinHashParams
+from fingerprint.errors import IncompatibleFingerprints, ParameterError
+from fingerprint.hashing import mix64
+from fingerprint.minhash import MinHash, MinHashParams
 
 
 def candidate_probability(j: float | np.ndarray, bands: int, rows: int):

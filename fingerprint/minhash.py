@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .errors import IncompatibleFingerprints, ParameterError
-from .hashing import distinct, mix64
+from fingerprint.errors import IncompatibleFingerprints, ParameterError
+from fingerprint.hashing import distinct, mix64
 
 EMPTY = np.uint32(0xFFFFFFFF)
 METHODS = ("oph", "permutations")

@@ -27,8 +27,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cache import cached_arrays
-from .hashing import xxh64
+from fingerprint.cache import cached_arrays
+from fingerprint.hashing import xxh64
 
 # Unit kinds.
 DROP, CJK, LATIN, DIGIT, OTHER, NEWLINE, PUNCT = range(7)

@@ -17,9 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cache import cached_arrays
-from .hashing import xxh64
-from .normalize import TABLE_SIZE, WORD_TAG, NormalizedText
+from fingerprint.cache import cached_arrays
+from fingerprint.normalize import TABLE_SIZE, WORD_TAG, NormalizedText
 
 SYLLABLE_TAG = np.uint64(1 << 62)  # syllable units: tag | syllable id; never equal to a character or word
 # A Latin run inside Chinese text is read as pinyin only when the text is at least this Chinese.
@@ -47,7 +46,7 @@ class _Tables:
 @lru_cache(maxsize=1)
 def tables() -> _Tables:
     """The syllable tables: from the disk cache, or built from pypinyin's data."""
-    from .normalize import _version
+    from fingerprint.normalize import _version
 
     arrays = cached_arrays("pinyin", f"pinyin-v1 pypinyin={_version('pypinyin')}", _build_tables)
     names = ("",) + tuple(arrays["names"].tolist())
@@ -181,6 +180,3 @@ def to_sounds(nt: NormalizedText) -> Sounds:
     )
 
 
-def word_unit(word: str) -> int:
-    """The unit value a non-pinyin word gets (the same as in NormalizedText)."""
-    return xxh64(word, 0x5EED) | int(WORD_TAG)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hashing import distinct
+from fingerprint.hashing import distinct
 
 
 class Postings:

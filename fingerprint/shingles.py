@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import xxhash
 
-from .errors import IncompatibleFingerprints, InputError, ParameterError
-from .hashing import kgram_hashes
-from .normalize import NormalizedText, normalize
+from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
+from fingerprint.hashing import kgram_hashes
+from fingerprint.normalize import NormalizedText, normalize
 
 
 @dataclass(frozen=True)

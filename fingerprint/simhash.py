@@ -21,14 +21,14 @@ refuses to be compared with one made differently.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import xxhash
 
-from .errors import IncompatibleFingerprints, InputError, ParameterError
-from .hashing import kgram_hashes, mix64, sdbm
+from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
+from fingerprint.hashing import kgram_hashes, mix64, sdbm
 
 MIN_BITS, MAX_BITS = 16, 128
 
@@ -213,7 +213,7 @@ def _check_table(table: np.ndarray, n: int, bits: int | None) -> tuple[np.ndarra
         )
     if not np.isin(t, (-1, 1)).all():
         raise ParameterError(
-            "hash table values must be -1 or +1; convert a 0/1 table with 2*t-1 (fingerprint.buaa.load_hash_table does)"
+            "hash table values must be -1 or +1; convert a 0/1 table with 2*t-1 (simtool.buaa.load_hash_table does)"
         )
     return t, t.shape[1]
 
@@ -293,12 +293,3 @@ def text_simhash(normalized, *, bits: int = 64, ngram: int = 2) -> Simhash:
     return Simhash(value, bits, "kgram-mix64", label)
 
 
-def as_values(fingerprints: Iterable[Simhash | int]) -> np.ndarray:
-    """Fingerprints (<= 64 bits) as a uint64 array, for the index and for scans."""
-    out = []
-    for f in fingerprints:
-        v = f.value if isinstance(f, Simhash) else f
-        if not 0 <= v < (1 << 64):
-            raise ParameterError(f"{v!r} is not a 64-bit unsigned fingerprint; indexes hold fingerprints of <= 64 bits")
-        out.append(v)
-    return np.array(out, dtype=np.uint64)

@@ -21,13 +21,13 @@ the tables when it grows past about sqrt(n), so a stream of add/query pairs
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
 
-from .errors import IncompatibleFingerprints, ParameterError
-from .simhash import Simhash, popcount
+from fingerprint.errors import IncompatibleFingerprints, ParameterError
+from fingerprint.simhash import Simhash, popcount
 
 _MIN_PENDING = 2048
 _QUERY_CHUNK = 4096
@@ -324,10 +324,6 @@ class SimhashIndex:
         pairs.sort()
         return pairs
 
-    def query_positions(self, value) -> tuple[np.ndarray, np.ndarray]:
-        """Positions and distances of the stored fingerprints within k bits, sorted."""
-        pairs = self._pairs(value)
-        return (np.array([p for _, p in pairs], dtype=np.int64), np.array([d for d, _ in pairs], dtype=np.int64))
 
     def query(self, value: int | Simhash) -> list[tuple[object, int]]:
         """[(id, distance)] of every stored fingerprint within k bits, nearest first, ties by insertion."""
@@ -404,10 +400,3 @@ def scan(values: np.ndarray, query: int, k: int) -> tuple[np.ndarray, np.ndarray
     return pos[o], d[pos][o].astype(np.int64)
 
 
-def scan_many(values: np.ndarray, queries: Iterable[int], k: int) -> list[list[tuple[int, int]]]:
-    """`scan` for each query: [(position, distance)] lists."""
-    out = []
-    for q in queries:
-        pos, d = scan(values, int(q), k)
-        out.append(list(zip(pos.tolist(), d.tolist())))
-    return out

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 
-from .engine import EngineConfig, Prepared, judge, prepare
-from .errors import InputError
-from .index import CandidateIndex, IndexParams, MemoryIndex, index_keys
-from .models import Document, Match
+from fingerprint.engine import EngineConfig, Prepared, judge, prepare
+from fingerprint.errors import InputError
+from fingerprint.index import CandidateIndex, IndexParams, MemoryIndex, index_keys
+from fingerprint.models import Document, Match
 
 
 # Originals proposed by the translation channel alone that are aligned with a page: at most this
@@ -79,7 +79,7 @@ class Tracker:
         only = [d for d, ch in cands.items() if ch == {"translation"}]
         if len(only) <= TRANSLATION_VERIFY:
             return cands
-        from .translation.rank import score
+        from fingerprint.translation.rank import score
 
         scored = []
         for d in only:

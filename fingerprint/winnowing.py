@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ParameterError
-from .hashing import kgram_hashes
+from fingerprint.errors import ParameterError
+from fingerprint.hashing import kgram_hashes
 
 
 @dataclass(frozen=True)

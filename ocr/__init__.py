@@ -14,5 +14,5 @@ The pieces, each in a module named after it:
 
 Pure: no database, network or framework imports; the engines are imported lazily.
 
-May import: fingerprint only (never tracker, crawler or web).
+May import: fingerprint, pagetext and ocr.
 """

@@ -2,7 +2,7 @@
 
 A crawled picture is untrusted: it may be 1080 x 20000 (a whole chapter as one long
 screenshot), 20000 x 20000 (a decompression bomb), or arrive when the worker has little
-time left. `Bounds` says how far a reading may go; `fingerprint.ocr.read` keeps to it.
+time left. `Bounds` says how far a reading may go; `ocr.read` keeps to it.
 
 - `max_pixels`: a picture with more pixels than this is refused before its pixels are
   decoded (PIL reads the size from the header), so memory stays bounded by it: about
@@ -11,7 +11,7 @@ time left. `Bounds` says how far a reading may go; `fingerprint.ocr.read` keeps 
   still 20-40 pixels high at 1280.
 - `tile_height` / `overlap`: pictures taller than `tile_height` (after scaling) are
   read in tiles of that height, each overlapping the next by `overlap` pixels; a text
-  line up to `overlap` high is whole in some tile (fingerprint.ocr.read keeps whole
+  line up to `overlap` high is whole in some tile (ocr.read keeps whole
   lines only, and one reading of a line read whole in two tiles).
 - `deadline`: seconds for the whole picture; checked before each tile, so a reading
   stops at most one tile's time past it and says it stopped.
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ParameterError
+from fingerprint.errors import ParameterError
 
 
 @dataclass(frozen=True)

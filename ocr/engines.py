@@ -20,7 +20,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..errors import FingerprintError
+from fingerprint.errors import FingerprintError
 
 # Box of a line in the picture's pixels: (left, top, right, bottom), right and bottom exclusive.
 Box = tuple[int, int, int, int]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
-from ..errors import InputError
+from fingerprint.errors import InputError
 
 TABLE = "lookalike.txt"
 

@@ -10,7 +10,7 @@ Documents the matching takes as they are:
   makes every picture given one post (in the order given, folders in name order);
   `join="none"` reads each picture on its own.
 - `PictureReader.read(post)` runs the cheap textness test on each picture, reads the
-  ones holding text with OCR (RapidOCR by default, within `fingerprint.ocr.bounds`
+  ones holding text with OCR (RapidOCR by default, within `ocr.bounds`
   limits and a deadline per picture), and joins their text in order into one Document
   whose meta says how it was read: "ocr" (the engine), "pictures", "lines" (each line's
   text, box in its picture's pixels, and picture number), "characters", "seconds",
@@ -34,16 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .models import Document
-from .sources import IMAGE_SUFFIXES
+from fingerprint.errors import InputError
+from fingerprint.models import Document
+from pagetext.sources import IMAGE_SUFFIXES
 
 __all__ = ["NO_TEXT", "PictureReader", "Post", "fold_for_ocr", "folded_tracker", "is_picture", "ocr_view",
            "picture_posts", "post_part"]
 
 NO_TEXT = "a picture with no text: not read"
 MAX_PICTURE_BYTES = 50 * 2**20
-# Seconds OCR may spend on one picture (checked before each tile; see fingerprint.ocr.read).
+# Seconds OCR may spend on one picture (checked before each tile; see ocr.read).
 DEADLINE = 60.0
 JOIN_MODES = ("auto", "all", "none")
 # Whether a page read by OCR is matched with look-alikes folded on both sides (docs/ocr.md:
@@ -184,7 +184,7 @@ class PictureReader:
     def _get_engine(self):
         if self._engine is None:
             if isinstance(self.engine, str):
-                from .ocr.engines import make_engine
+                from ocr.engines import make_engine
 
                 self._engine = make_engine(self.engine, threads=self.threads)
             else:
@@ -196,9 +196,9 @@ class PictureReader:
         A missing engine raises EngineMissing: no picture could be read without it."""
         from PIL import Image, UnidentifiedImageError
 
-        from .ocr.bounds import Bounds
-        from .ocr.read import read_picture
-        from .ocr.textness import textness
+        from ocr.bounds import Bounds
+        from ocr.read import read_picture
+        from ocr.textness import textness
 
         started = time.perf_counter()
         texts: list[str] = []
@@ -246,12 +246,12 @@ class PictureReader:
 
 def fold_for_ocr(original_text: str, page: Document) -> str:
     """The original's text as it is compared with `page`: with look-alikes folded
-    (fingerprint.ocr.lookalike) when the page was read by OCR, unchanged otherwise.
+    (ocr.lookalike) when the page was read by OCR, unchanged otherwise.
     Folding maps one character to one, so offsets into the folded text are offsets into
     the original."""
     if not (FOLD_LOOKALIKES and page.meta.get("ocr")):
         return original_text
-    from .ocr.lookalike import fold
+    from ocr.lookalike import fold
 
     return fold(original_text)
 
@@ -261,7 +261,7 @@ def ocr_view(page: Document) -> Document:
     (one character for one, so the copied spans' offsets hold for the page as read)."""
     if not (FOLD_LOOKALIKES and page.meta.get("ocr")):
         return page
-    from .ocr.lookalike import fold
+    from ocr.lookalike import fold
 
     return Document(key=page.key, text=fold(page.text), source=page.source, meta=page.meta)
 
@@ -272,9 +272,9 @@ def folded_tracker(tracker, originals: Sequence[Document]):
     settings and keys, so its matches name the same originals with valid offsets)."""
     if not FOLD_LOOKALIKES:
         return tracker
-    from .track import Tracker
+    from fingerprint.track import Tracker
 
-    from .ocr.lookalike import fold
+    from ocr.lookalike import fold
 
     other = Tracker(tracker.config)
     for doc in originals:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..errors import InputError
-from .bounds import Bounds, tiles
-from .engines import Engine, Line
+from fingerprint.errors import InputError
+from ocr.bounds import Bounds, tiles
+from ocr.engines import Engine, Line
 
 EDGE = 2  # pixels: a box this close to a tile's cut is taken to be cut by it
 

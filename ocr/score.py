@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
+from fingerprint.errors import ParameterError
 
 MAX_CHARS = 20_000
 

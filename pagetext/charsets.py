@@ -1,7 +1,7 @@
 """Charset labels: the ones a page or a header declares, and the Python codec each one names.
 
 Labels are only read here; whether the bytes agree with them is judged by the
-decoding (fingerprint.encoding and its detectors in fingerprint.encoding_detectors).
+decoding (pagetext.encoding and its detectors in pagetext.encoding_detectors).
 """
 from __future__ import annotations
 

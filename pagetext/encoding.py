@@ -8,8 +8,8 @@ strict decoding first, and where several codecs decode the same bytes, the one
 whose result reads most like real Chinese (share of common hanzi) wins.
 
 This module holds the order in which the guesses are tried, and refuses binary
-data; the guesses themselves are fingerprint.encoding_detectors, and the charset
-labels fingerprint.charsets. Everything works on bytes already in memory and is
+data; the guesses themselves are pagetext.encoding_detectors, and the charset
+labels pagetext.charsets. Everything works on bytes already in memory and is
 fast on 10 MB inputs: full decodes use the C codecs, and scoring and
 charset-normalizer only look at samples.
 """
@@ -18,13 +18,13 @@ from __future__ import annotations
 import codecs
 from typing import NamedTuple
 
-from .charsets import charset_codec, declared_charsets
-from .encoding_detectors import (GOOD_SCORE, MAX_CONTROL_SHARE, MAX_REPLACED_SHARE, best_cjk,
+from pagetext.charsets import charset_codec, declared_charsets
+from pagetext.encoding_detectors import (GOOD_SCORE, MAX_CONTROL_SHARE, MAX_REPLACED_SHARE, best_cjk,
                                  charset_normalizer_guess, cjk_score, mostly_cjk, mostly_utf8, replaced_count,
                                  try_declared, western, wide_unicode)
-from .errors import InputError
+from fingerprint.errors import InputError
 
-# declared_charsets, cjk_score and charset_codec live in fingerprint.charsets and .encoding_detectors;
+# declared_charsets, cjk_score and charset_codec live in pagetext.charsets and .encoding_detectors;
 # callers import them from here as well.
 __all__ = ["Decoded", "decode", "decode_bytes", "declared_charsets", "cjk_score", "charset_codec"]
 

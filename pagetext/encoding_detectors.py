@@ -1,4 +1,4 @@
-"""The detectors behind fingerprint.encoding.decode, and the score that judges their decodes.
+"""The detectors behind pagetext.encoding.decode, and the score that judges their decodes.
 
 Each detector tries one kind of text (UTF-16/32 without a BOM, a declared
 charset, UTF-8 or GB18030/Big5 with a few damaged bytes, a Western cp1252 text,
@@ -12,7 +12,7 @@ import logging
 import re
 from functools import lru_cache
 
-from .charsets import BIG5_FAMILY, GB_FAMILY, charset_codec, is_multibyte_cjk
+from pagetext.charsets import BIG5_FAMILY, GB_FAMILY, charset_codec, is_multibyte_cjk
 
 __all__ = ["GOOD_SCORE", "MAX_CONTROL_SHARE", "MAX_REPLACED_SHARE", "best_cjk", "charset_normalizer_guess",
            "cjk_score", "mostly_cjk", "mostly_utf8", "replaced_count", "try_declared", "western", "wide_unicode"]
@@ -211,7 +211,7 @@ _HIGH_BYTES = bytes(range(0x80, 0x100))
 
 
 _warned_missing: list[bool] = []
-log = logging.getLogger("fingerprint.encoding")  # the name of the decoding as a whole (decode lives there)
+log = logging.getLogger("pagetext.encoding")  # the name of the decoding as a whole (decode lives there)
 
 
 def charset_normalizer_guess(data: bytes) -> tuple[str, str] | None:

@@ -101,11 +101,11 @@ def parse_html(html: str):
 
 
 def drop_hidden(tree, css: str = "") -> None:
-    """Remove the text the page's own CSS hides from a reader (fingerprint.visibility): elements
+    """Remove the text the page's own CSS hides from a reader (pagetext.visibility): elements
     with display:none go with all they hold, elements hidden by visibility or a zero font-size
     lose their own text, and what follows a removed element stays, in time linear in the page.
     `css`: the page's external stylesheets, when the caller has them."""
-    from .visibility import hidden_parts
+    from pagetext.visibility import hidden_parts
 
     gone, muted = hidden_parts(tree, css)
     for el in muted:

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .encoding import decode
-from .errors import InputError
-from .html import html_to_text, looks_like_html
-from .models import Document, Skipped
-from .scrub import scrub, scrub_value
+from pagetext.encoding import decode
+from fingerprint.errors import InputError
+from pagetext.html import html_to_text, looks_like_html
+from fingerprint.models import Document, Skipped
+from pagetext.scrub import scrub, scrub_value
 
 __all__ = ["IMAGE_SUFFIXES", "ReadReport", "image_files", "read_documents", "read_text", "without_images"]
 

@@ -1,6 +1,6 @@
 """`simtool`: the offline face of the fingerprint engine.
 
-May import: fingerprint only (never tracker, crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and simtool.
 """
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import re
 
 import click
 
-from .. import __version__
-from .groups import SuggestingGroup
+from fingerprint import __version__
+from clikit.groups import SuggestingGroup
 
 
 _NUMBER = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?")
 
 
-# command name -> module of fingerprint.cli holding it as `command`; imported when the command runs
+# command name -> module of simtool holding it as `command`; imported when the command runs
 # (or when --help lists them all), so that `simtool fingerprint` does not load the other commands.
 COMMANDS = {"course": "course", "fingerprint": "fingerprint", "compare": "compare", "dedup": "dedup",
             "track": "track", "samples": "samples"}

@@ -15,8 +15,8 @@ engine's Chinese-text channels:
 
 This module holds the run itself: N and M checked, every page fingerprinted,
 each sample compared with every article page, and result.txt laid out and
-written. Reading the four input files is fingerprint.buaa_files, and the
-Simhash on whole matrices fingerprint.buaa_simhash; the names of both that
+written. Reading the four input files is simtool.buaa_files, and the
+Simhash on whole matrices simtool.buaa_simhash; the names of both that
 `simtool` and its tests use are importable from here too.
 """
 from __future__ import annotations
@@ -27,21 +27,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .buaa_files import (ARTICLE_FILE, ENCODING, ERRORS, HASH_FILE, INPUT_FILES, RESULT_FILE, SAMPLE_FILE,
+from simtool.buaa_files import (ARTICLE_FILE, ENCODING, ERRORS, HASH_FILE, INPUT_FILES, RESULT_FILE, SAMPLE_FILE,
                          STOPWORDS_FILE, Page, find_course_files, load_hash_table, parse_hash_table,
                          parse_stopwords, read_text, split_pages, tokenize_words)
-from .buaa_simhash import (count_matrix, encode_tokens, feature_counts, hamming_matrix, rank_features,
+from simtool.buaa_simhash import (count_matrix, encode_tokens, feature_counts, hamming_matrix, rank_features,
                            select_features, simhash_bits, words_by_id)
-from .errors import InputError, ParameterError
+from fingerprint.errors import InputError, ParameterError
 
 __all__ = [
     # the course run
     "MAX_DISTANCE", "MAX_M", "MAX_N", "CourseFingerprints", "CourseResult", "check_course_params",
     "course_fingerprints", "course_result", "format_block", "parse_course_int", "run_course", "write_result",
-    # from fingerprint.buaa_files
+    # from simtool.buaa_files
     "ARTICLE_FILE", "HASH_FILE", "INPUT_FILES", "RESULT_FILE", "SAMPLE_FILE", "STOPWORDS_FILE", "Page",
     "find_course_files", "load_hash_table", "parse_hash_table", "parse_stopwords", "split_pages", "tokenize_words",
-    # from fingerprint.buaa_simhash
+    # from simtool.buaa_simhash
     "count_matrix", "hamming_matrix", "select_features", "simhash_bits",
 ]
 

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InputError, ParameterError
+from fingerprint.errors import InputError, ParameterError
 
 __all__ = ["ARTICLE_FILE", "HASH_FILE", "INPUT_FILES", "RESULT_FILE", "SAMPLE_FILE", "STOPWORDS_FILE", "Page",
            "find_course_files", "load_hash_table", "parse_hash_table", "parse_stopwords", "read_text",

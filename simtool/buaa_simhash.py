@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import ParameterError
+from fingerprint.errors import ParameterError
 
 __all__ = ["TokenIds", "count_matrix", "encode_tokens", "feature_counts", "hamming_matrix", "rank_features",
            "select_features", "simhash_bits", "words_by_id"]

@@ -5,16 +5,16 @@ from pathlib import Path
 
 import click
 
-from ..cells import json_text
-from ..engine import EngineConfig, judge, prepare, verdict_reason
-from ..errors import InputError
-from ..image import (MAX_DISTANCE, MIN_COLOURS, SURE_DISTANCE, colour_agreement, fingerprint_image, image_distance,
+from clikit.cells import json_text
+from fingerprint.engine import EngineConfig, judge, prepare, verdict_reason
+from fingerprint.errors import InputError
+from fingerprint.image import (MAX_DISTANCE, MIN_COLOURS, SURE_DISTANCE, colour_agreement, fingerprint_image, image_distance,
                      images_match)
-from .common import friendly_errors, quiet_option, show
-from ..sources import IMAGE_SUFFIXES
-from ..models import Document
-from ..pictures import PictureReader, fold_for_ocr, ocr_view, picture_posts
-from .inputs import load_one
+from clikit.common import friendly_errors, quiet_option, show
+from pagetext.sources import IMAGE_SUFFIXES
+from fingerprint.models import Document
+from ocr.pictures import PictureReader, fold_for_ocr, ocr_view, picture_posts
+from simtool.inputs import load_one
 
 
 def _excerpt(text: str, start: int, end: int, width: int = 60) -> str:

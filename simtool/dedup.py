@@ -6,11 +6,11 @@ from collections import Counter
 
 import click
 
-from ..cluster import SinglePass
-from ..normalize import normalize
-from ..plural import counted
-from ..simhash import Simhash, simhash, text_simhash
-from .common import friendly_errors, note, progress, quiet_option, write_records
+from fingerprint.cluster import SinglePass
+from fingerprint.normalize import normalize
+from clikit.plural import counted
+from fingerprint.simhash import Simhash, simhash, text_simhash
+from clikit.common import friendly_errors, note, progress, quiet_option, write_records
 
 DOC_COLUMNS = ("key", "cluster", "centre", "distance")
 CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
@@ -51,7 +51,7 @@ def command(inputs, threshold, bits, ngram, hashname, fmt, per_cluster, duplicat
       chapter02  1        chapter02  0
       $ simtool dedup pages/ --clusters --format jsonl --duplicates-only
     """
-    from ..sources import ReadReport, read_documents
+    from pagetext.sources import ReadReport, read_documents
 
     report = ReadReport()
     sp = SinglePass(threshold=threshold, bits=bits)

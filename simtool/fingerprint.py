@@ -6,12 +6,12 @@ import sys
 
 import click
 
-from ..cells import json_text
-from ..engine import CHANNELS, EngineConfig, prepare
-from ..errors import ParameterError
-from .common import friendly_errors, progress, quiet_option, write_records
-from .inputs import load
-from .parallel import default_jobs, ordered_map
+from clikit.cells import json_text
+from fingerprint.engine import CHANNELS, EngineConfig, prepare
+from fingerprint.errors import ParameterError
+from clikit.common import friendly_errors, progress, quiet_option, write_records
+from simtool.inputs import load
+from clikit.parallel import default_jobs, ordered_map
 
 
 def parse_channels(value: str) -> list[str]:

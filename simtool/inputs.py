@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from ..book import book_chapters
-from ..errors import InputError
-from ..models import Document
-from ..pictures import PictureReader, picture_posts
-from ..plural import counted
-from ..sources import ReadReport, image_files, read_documents, without_images
-from .common import note, progress
+from fingerprint.book import book_chapters
+from fingerprint.errors import InputError
+from fingerprint.models import Document
+from ocr.pictures import PictureReader, picture_posts
+from clikit.plural import counted
+from pagetext.sources import ReadReport, image_files, read_documents, without_images
+from clikit.common import note, progress
 
 
 def load(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False) -> list[Document]:
@@ -45,7 +45,7 @@ MAX_IMAGE_BYTES = 50 * 2**20
 def load_with_images(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False):
     """(text documents, [(key, ImageFingerprint)]) of `inputs`; an error naming `what` when both are empty.
     An image that cannot be read is skipped with its reason, as a text that cannot be."""
-    from ..image import fingerprint_image
+    from fingerprint.image import fingerprint_image
 
     images = []
     problems = []
@@ -101,7 +101,7 @@ separate_pictures_option = click.option(
 def load_pictures(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False, join: str = "auto",
                   reader: PictureReader | None = None) -> tuple[list[Document], PictureReader]:
     """The pictures among `inputs` that hold text, read by OCR into Documents (one per post,
-    fingerprint.pictures), with a progress bar; textless and unreadable ones are skipped with
+    ocr.pictures), with a progress bar; textless and unreadable ones are skipped with
     their reason and summed up on stderr like skipped texts."""
     posts = picture_posts(inputs, join=join)
     reader = reader or PictureReader()

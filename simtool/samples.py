@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import note, quiet_option
+from clikit.common import note, quiet_option
 
 
 @click.command("samples")

@@ -5,13 +5,13 @@ import time
 
 import click
 
-from ..engine import EngineConfig
-from ..image_index import match_images
-from ..pictures import folded_tracker, ocr_view
-from ..plural import counted
-from ..track import Tracker
-from .common import friendly_errors, note, progress, quiet_option, write_records
-from .inputs import join_pictures_option, load_pictures, load_with_images, separate_pictures_option, split_book
+from fingerprint.engine import EngineConfig
+from fingerprint.image_index import match_images
+from ocr.pictures import folded_tracker, ocr_view
+from clikit.plural import counted
+from fingerprint.track import Tracker
+from clikit.common import friendly_errors, note, progress, quiet_option, write_records
+from simtool.inputs import join_pictures_option, load_pictures, load_with_images, separate_pictures_option, split_book
 
 COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_share",
            "simhash_distance", "minhash_jaccard", "pinyin", "spans"]

@@ -162,7 +162,7 @@ def parse_fptrack(args: list[str]) -> list[str]:
     resolved through the lazy group, option names and values checked). Returns the
     command path. Arguments that fptrack hands on to Celery are parsed by Celery's own
     command. Raises click.UsageError (or AssertionError) when the line is wrong."""
-    from tracker.cli import main
+    from fptrack.cli import main
 
     assert args and args[0] == "fptrack", args
     rest = [interpolate(a) for a in args[1:]]

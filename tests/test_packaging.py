@@ -23,7 +23,7 @@ from packaging.requirements import Requirement
 from .conftest import ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-CODE_ROOTS = ("fingerprint", "tracker", "crawler", "web")
+CODE_ROOTS = ("fingerprint", "pagetext", "ocr", "clikit", "simtool", "tracker", "crawler", "web", "fptrack")
 
 
 def test_every_package_folder_is_listed_for_the_wheel():
@@ -82,9 +82,9 @@ def test_every_runtime_dependency_imports(module):
 
 
 def test_the_html_reader_has_trafilatura():
-    from fingerprint import html
+    from pagetext import html
 
-    assert html.trafilatura_available(), "trafilatura does not import: see the warning fingerprint.html logged"
+    assert html.trafilatura_available(), "trafilatura does not import: see the warning pagetext.html logged"
 
 
 @pytest.mark.slow
@@ -131,12 +131,12 @@ def test_the_wheel_alone_runs_the_demo_and_the_readme_examples(tmp_path):
 
 
 def test_a_missing_trafilatura_is_reported_once_and_loudly(monkeypatch, caplog):
-    from fingerprint import html
+    from pagetext import html
 
     monkeypatch.setitem(sys.modules, "trafilatura", None)  # import trafilatura now raises ImportError
     monkeypatch.setattr(html, "_trafilatura", [])
     page = "<html><body><div id='content'>" + "陈守义坐在茶馆靠窗的位置。<br>" * 20 + "</div></body></html>"
-    with caplog.at_level("WARNING", logger="fingerprint.html"):
+    with caplog.at_level("WARNING", logger="pagetext.html"):
         first, meta = html.html_to_text(page)
         second, _ = html.html_to_text(page)
     warnings = [r for r in caplog.records if "trafilatura cannot be imported" in r.getMessage()]
@@ -146,12 +146,12 @@ def test_a_missing_trafilatura_is_reported_once_and_loudly(monkeypatch, caplog):
 
 
 def test_a_missing_charset_normalizer_is_reported_once(monkeypatch, caplog):
-    from fingerprint import encoding_detectors
+    from pagetext import encoding_detectors
 
     monkeypatch.setitem(sys.modules, "charset_normalizer", None)
     monkeypatch.setattr(encoding_detectors, "_warned_missing", [])
     latin = "Café déjà vu, naïve façade — über straße. ".encode("cp1252") * 20
-    with caplog.at_level("WARNING", logger="fingerprint.encoding"):
+    with caplog.at_level("WARNING", logger="pagetext.encoding"):
         for _ in range(3):
             encoding_detectors.charset_normalizer_guess(latin)
     assert [r.levelname for r in caplog.records if "charset-normalizer cannot be imported" in r.getMessage()] == ["WARNING"]

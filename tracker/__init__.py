@@ -1,5 +1,5 @@
 """The tracking system: stores, Redis indexes, matching and workers (built on `fingerprint`).
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """
 

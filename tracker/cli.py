@@ -7,11 +7,10 @@ import time
 
 import click
 
-from fingerprint.cells import printable
-from fingerprint.cli.common import RECORD_FORMATS, note, progress, quiet_option, show, write_records
-from fingerprint.cli.groups import SuggestingGroup
+from clikit.cells import printable
+from clikit.common import RECORD_FORMATS, note, progress, quiet_option, show, write_records
 from fingerprint.errors import FingerprintError
-from fingerprint.plural import counted
+from clikit.plural import counted
 
 from .settings import Settings, SettingsError
 from .store import ACTIVE_STATUSES, MATCH_STATUSES, NotFound, StoreError
@@ -86,55 +85,12 @@ def open_context():
     return Context(Settings.load())
 
 
-class LazyGroup(SuggestingGroup):
-    """Commands from other packages, imported only when used: the tracker's core never
-    loads Scrapy or Flask, and `fptrack --help` stays fast."""
-
-    lazy = {
-        "crawl": "crawler.cli:crawl",
-        "sites": "crawler.cli:sites",
-        "web": "web.cli:web",
-        "user": "web.cli:user",
-        "demo": "web.demo.command:demo",
-        "evidence": "web.evidence.cli:evidence",
-        "recheck": "tracker.followup.cli:recheck",
-        "notify": "tracker.followup.cli:notify",
-        "discover": "tracker.discovery.cli:discover",
-        "org": "tracker.tenancy.cli:org",
-        "token": "tracker.tenancy.cli:token",
-    }
-
-    def list_commands(self, ctx):
-        return sorted({*super().list_commands(ctx), *self.lazy})
-
-    def get_command(self, ctx, name):
-        if name in self.lazy:
-            import importlib
-
-            module, _, attr = self.lazy[name].partition(":")
-            return getattr(importlib.import_module(module), attr)
-        return super().get_command(ctx, name)
+@click.group()
+def commands() -> None:
+    """The tracker's own commands; the `fptrack` program (fptrack.cli) adds them to its group."""
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="fptrack", prog_name="fptrack")
-def main() -> None:
-    """Track where registered novels are copied: originals, pages, matches.
-
-    Works on embedded defaults with nothing set (data in FPT_HOME, default
-    ~/.local/share/fptrack); FPT_MONGO_URL, FPT_REDIS_URL and FPT_BROKER_URL
-    switch to MongoDB, Redis indexes and Celery workers.
-
-    \b
-    Example:
-      fptrack add-work 山城旧事 --author 林岚 samples/originals/
-      fptrack ingest samples/pages/ --site biquge
-      fptrack report 山城旧事
-      fptrack matches --format csv > matches.csv
-    """
-
-
-@main.command("add-work")
+@commands.command("add-work")
 @click.argument("title")
 @click.argument("path", type=click.Path(exists=True), required=False)
 @click.option("--author", default="", help="The work's author.")
@@ -178,7 +134,7 @@ def add_work(title, path, author, covers, verbose, quiet):
         note(f"image skipped: {source}: {reason}", quiet=quiet)
 
 
-@main.command()
+@commands.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--site", default="", help="The site the pages come from (default: from the records, or none).")
 @click.option("--no-process", is_flag=True, help="Only store and queue the pages.")
@@ -212,7 +168,7 @@ def ingest(paths, site, no_process, verbose, quiet):
         click.echo(dispatch_images(ctx, r.images))
 
 
-@main.command()
+@commands.command()
 @click.option("--limit", type=click.IntRange(1), default=None, help="Process at most this many pages.")
 @quiet_option
 @domain_errors
@@ -241,7 +197,7 @@ def process(limit, quiet):
                       if images["pictures read"] else ""))
 
 
-@main.command(context_settings={"ignore_unknown_options": True})
+@commands.command(context_settings={"ignore_unknown_options": True})
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 @domain_errors
 def worker(celery_args):
@@ -256,7 +212,7 @@ def worker(celery_args):
     run_worker(Settings.load(), list(celery_args))
 
 
-@main.command(context_settings={"ignore_unknown_options": True})
+@commands.command(context_settings={"ignore_unknown_options": True})
 @click.argument("celery_args", nargs=-1, type=click.UNPROCESSED)
 @domain_errors
 def beat(celery_args):
@@ -272,7 +228,7 @@ def beat(celery_args):
     run_beat(Settings.load(), list(celery_args))
 
 
-@main.command()
+@commands.command()
 @click.option("--refingerprint", is_flag=True, help="Fingerprint every chapter again, not only those missing.")
 @quiet_option
 @domain_errors
@@ -292,7 +248,7 @@ def reindex(refingerprint, quiet):
     click.echo(f"indexed {counted(n, 'chapter')} in {time.perf_counter() - t0:.1f} s")
 
 
-@main.command()
+@commands.command()
 @click.option("--format", "fmt", type=click.Choice(RECORD_FORMATS), default="table", show_default=True)
 @domain_errors
 def works(fmt):
@@ -312,7 +268,7 @@ def works(fmt):
     write_records(rows, fmt, ["work", "author", "chapters", "matches", "sites", "registered"])
 
 
-@main.command()
+@commands.command()
 @click.argument("work")
 @click.option("--format", "fmt", type=click.Choice(RECORD_FORMATS), default="table", show_default=True)
 @domain_errors
@@ -348,7 +304,7 @@ def report(work, fmt):
     note(f"{w.title}: {describe(kind_counts(r['copied'] or None for r in rows), len(rows))}", quiet=fmt != "table")
 
 
-@main.command()
+@commands.command()
 @click.option("--work", default=None, help="Only this work's matches.")
 @click.option("--site", default=None, help="Only this site's matches.")
 @click.option("--status", type=click.Choice(MATCH_STATUSES), default=None)
@@ -388,7 +344,7 @@ def matches(work, site, status, images, limit, fmt):
     write_records(rows(), fmt, MATCH_COLUMNS)
 
 
-@main.command("set-status")
+@commands.command("set-status")
 @click.argument("page")
 @click.argument("original")
 @click.argument("status", type=click.Choice(MATCH_STATUSES))
@@ -425,7 +381,7 @@ def set_status(page, original, status, by):
         show(f"{im.image} -> {im.work_image}: {im.status}")
 
 
-@main.command()
+@commands.command()
 @click.option("--failures", type=click.IntRange(0), default=10, show_default=True, help="How many failures to list.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "jsonl", "csv"]), default="table",
               show_default=True, help="json, jsonl, csv: one record per count (group, status, count), then one "
@@ -460,6 +416,3 @@ def stats(failures, fmt):
         for p in fails:
             show(f"  {p.key}: {p.reason} (attempts {p.attempts})")
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -74,7 +74,7 @@ class Context:
     def store(self) -> Store:
         if self._store is None:
             s = self.settings
-            self._store = open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+            self._store = open_store(s)
         return self._store
 
     @property

@@ -16,7 +16,7 @@ import numpy as np
 
 from fingerprint.engine import EngineConfig
 from fingerprint.index import IndexKeys, IndexParams
-from fingerprint.translation import keys as translation_keys
+from fingerprint.translation import index_keys as translation_keys
 
 # magic, flags, simhash, simhash bits, counts of winnow, pinyin, bands (FPK1) ...
 _HEADER_1 = struct.Struct("<4sBQHIII")

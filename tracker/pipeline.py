@@ -16,7 +16,7 @@ from typing import Any
 from fingerprint.errors import FingerprintError, InputError
 from fingerprint.index import index_keys
 from fingerprint.models import Document, Match
-from fingerprint.sources import ReadReport, image_files, read_documents, without_images
+from pagetext.sources import ReadReport, image_files, read_documents, without_images
 
 from .context import Context
 from .fingerprints import pack_keys, params_of
@@ -24,7 +24,7 @@ from .followup import notify
 from .media import pictures
 from .media.images import ProcessedImage, check_image, process_image
 from .media.pictures import PictureRead
-from .names import clean_site_name
+from .safe_names import clean_site_name
 from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
 from .workers.tally import tally
 
@@ -38,6 +38,30 @@ class IngestReport:
     read: ReadReport = field(default_factory=ReadReport)
     images: list[str] = field(default_factory=list)  # image files, new or changed, to process
     images_unchanged: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Stored:
+    """A page or page image as the store now holds it, and whether it waits to be processed."""
+
+    record: Page | PageImage
+    changed: bool  # new, or its text (bytes) differ from what was stored
+
+    @property
+    def to_process(self) -> bool:
+        """New or changed, or stored earlier and never processed (still queued)."""
+        return self.changed or self.record.status == "queued"
+
+
+def store_page(ctx: Context, page: Page) -> Stored:
+    """Keep a fetched or saved page: new or changed text is stored as queued for matching, the
+    same text again is left as it was. The crawler and `fptrack ingest` store every page here."""
+    return Stored(*ctx.store.upsert_page(page))
+
+
+def store_image(ctx: Context, image: PageImage) -> Stored:
+    """As store_page, for an image found on a page (by the hash of its bytes)."""
+    return Stored(*ctx.store.upsert_page_image(image))
 
 
 def ingest(ctx: Context, inputs: Sequence[str], *, site: str = "") -> IngestReport:
@@ -54,18 +78,18 @@ def ingest(ctx: Context, inputs: Sequence[str], *, site: str = "") -> IngestRepo
             page = Page(key=doc.key, text=doc.text, url=str(doc.meta.get("url", "")),
                         site=given or _record_site(doc.meta.get("site")),
                         meta={k: v for k, v in doc.meta.items() if isinstance(v, (str, int, float, bool))})
-            stored, changed = ctx.store.upsert_page(page)
+            stored = store_page(ctx, page)
         except (InputError, BadRecord) as e:
             report.read.documents -= 1
             report.read.add_skip(doc.source, f"not stored: {e}")
             continue
-        (report.queued if changed or stored.status == "queued" else report.unchanged).append(stored.key)
+        (report.queued if stored.to_process else report.unchanged).append(stored.record.key)
     without_images(report.read)
     for key, path in image_files(inputs):
         try:
             data = path.read_bytes()
             kind = check_image(data, str(path))
-            stored, changed = ctx.store.upsert_page_image(PageImage(
+            stored = store_image(ctx, PageImage(
                 key=key + path.suffix.lower(), url="", site=given, found_on="", data=data, media_type=kind))
         except OSError as e:
             report.read.add_skip(str(path), f"cannot read it: {e.strerror}")
@@ -73,7 +97,7 @@ def ingest(ctx: Context, inputs: Sequence[str], *, site: str = "") -> IngestRepo
         except (InputError, BadRecord) as e:
             report.read.add_skip(str(path), f"not stored: {e}")
             continue
-        (report.images if changed or stored.status == "queued" else report.images_unchanged).append(stored.key)
+        (report.images if stored.to_process else report.images_unchanged).append(stored.record.key)
     return report
 
 
@@ -143,12 +167,19 @@ def to_record(m: Match, page: Page, ctx: Context) -> MatchRecord:
     )
 
 
+def process_pages(ctx: Context, keys: Iterable[str],
+                  each: Callable[[Processed], None] | None = None) -> dict[str, int]:
+    """Process these stored pages in this process, one by one (`each` is told every result);
+    counts by outcome and of the matches made. Every caller that matches pages without a
+    worker comes here: `fptrack ingest` and `process`, the crawl in embedded mode."""
+    return tally(keys, lambda key: process_page(ctx, key), each)
+
+
 def process_queued(ctx: Context, *, limit: int | None = None,
                    each: Callable[[Processed], None] | None = None) -> dict[str, int]:
     """Process the queued pages in this process; counts by outcome. (Failed pages are
     retried by the daily task while they have attempts left.)"""
-    return tally([p.key for p in ctx.store.pages(status="queued", limit=limit)], lambda key: process_page(ctx, key),
-                 each)
+    return process_pages(ctx, [p.key for p in ctx.store.pages(status="queued", limit=limit)], each)
 
 
 def reindex(ctx: Context, *, refingerprint: bool = False, progress: Callable[[Iterable], Iterable] | None = None) -> int:
@@ -190,11 +221,11 @@ def process_image_here(ctx: Context, key: str) -> tuple[ProcessedImage, PictureR
     return done, read_picture(ctx, key) if done.picture == pictures.TO_READ else None
 
 
-def process_queued_images(ctx: Context, *, limit: int | None = None,
-                          each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
-    """Process the queued page images in this process (process_image_here), and read the pictures
-    judged to hold text and never read (their task lost); counts by outcome, with the pictures read
-    and the matches found in their text."""
+def process_images(ctx: Context, keys: Iterable[str],
+                   each: Callable[[ProcessedImage, PictureRead | None], None] | None = None) -> dict[str, int]:
+    """Process these stored page images in this process (process_image_here: matched, judged, read
+    when they hold text); `each` is told every image's result and its reading. Counts by outcome,
+    with the image matches, the pictures read by OCR and the matches found in their text."""
     read_n = found = 0
 
     def one(key: str) -> ProcessedImage:
@@ -203,11 +234,23 @@ def process_queued_images(ctx: Context, *, limit: int | None = None,
         if reading is not None:
             read_n += reading.status == pictures.READ
             found += len(reading.matched.matches) if reading.matched is not None else 0
+        if each:
+            each(done, reading)
         return done
 
-    counts = tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)], one, each)
+    counts = tally(keys, one)
+    return {**counts, "pictures read": read_n, "picture matches": found}
+
+
+def process_queued_images(ctx: Context, *, limit: int | None = None,
+                          each: Callable[[ProcessedImage, PictureRead | None], None] | None = None
+                          ) -> dict[str, int]:
+    """Process the queued page images in this process (process_images), and read the pictures
+    judged to hold text and never read (their task lost); counts by outcome, with the pictures read
+    and the matches found in their text."""
+    counts = process_images(ctx, [i.key for i in ctx.store.page_images(status="queued", limit=limit)], each)
     for image in ctx.store.page_images(reading=pictures.TO_READ, limit=limit):
         reading = read_picture(ctx, image.key)
-        read_n += reading.status == pictures.READ
-        found += len(reading.matched.matches) if reading.matched is not None else 0
-    return {**counts, "pictures read": read_n, "picture matches": found}
+        counts["pictures read"] += reading.status == pictures.READ
+        counts["picture matches"] += len(reading.matched.matches) if reading.matched is not None else 0
+    return counts

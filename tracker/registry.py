@@ -12,8 +12,8 @@ from fingerprint.chapters import chinese_numeral
 from fingerprint.engine import prepare
 from fingerprint.errors import InputError
 from fingerprint.index import index_keys
-from fingerprint.scrub import scrub
-from fingerprint.sources import ReadReport, image_files, read_documents, without_images
+from pagetext.scrub import scrub
+from pagetext.sources import ReadReport, image_files, read_documents, without_images
 
 from .context import Context
 from .fingerprints import pack_keys, params_of

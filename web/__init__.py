@@ -1,6 +1,6 @@
 """The Flask admin: piracy reports with evidence.
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from fingerprint.cli.groups import SuggestingGroup
+from clikit.groups import SuggestingGroup
 from tracker.cli import click_errors
 from tracker.settings import Settings
 from tracker.store import ROLES, NotFound, Store
@@ -21,7 +21,7 @@ _errors = click_errors(AccountError)
 
 def _store() -> Store:
     s = Settings.load()
-    return open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+    return open_store(s)
 
 
 def serve(app: Any, host: str, port: int) -> None:

@@ -8,7 +8,7 @@ from urllib.parse import urlencode, urlsplit
 from flask import Flask, request, url_for
 from markupsafe import Markup, escape
 
-from fingerprint.plural import counted as _counted
+from clikit.plural import counted as _counted
 from tracker.wording import copy_kind
 
 from .review.highlight import highlight

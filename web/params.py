@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import abort, request
 
-from fingerprint.scrub import scrub
+from pagetext.scrub import scrub
 from tracker.store import MATCH_SORTS, MATCH_STATUSES, PAGE_STATUSES
 
 #: What a report counts: "active" is the copies still up (tracker.store.ACTIVE_STATUSES: not removed, not dismissed).
@@ -37,13 +37,6 @@ class Paging:
     def pages(self) -> int:
         return max(1, math.ceil(self.total / self.per_page))
 
-    @property
-    def has_prev(self) -> bool:
-        return self.page > 1
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages
 
     def to_json(self) -> dict[str, int]:
         return {"page": self.page, "per_page": self.per_page, "total": self.total, "pages": self.pages}

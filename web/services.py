@@ -68,7 +68,7 @@ class Services:
             with self._lock:
                 if self._store is None:
                     s = self.settings
-                    self._store = open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+                    self._store = open_store(s)
         return self._store
 
     @contextmanager

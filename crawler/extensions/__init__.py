@@ -1,4 +1,4 @@
 """Scrapy extensions of the crawler.
 
-May import: fingerprint, tracker and crawler (never web).
+May import: fingerprint, pagetext, ocr, clikit, tracker and crawler.
 """

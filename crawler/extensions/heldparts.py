@@ -21,7 +21,7 @@ from pathlib import Path
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from ..spiders.novel import JOINED, LONE
+from ..spiders.chapters import JOINED, LONE
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,9 @@ import logging
 from scrapy import signals
 
 from tracker.store import CrawlRun, StoreError, now
-from tracker.store.open import open_store
 
 from ..counts import by_site
-from ..tracking import JOB, tracker_settings
+from ..tracking import JOB, tracker_context
 
 log = logging.getLogger(__name__)
 
@@ -35,14 +34,10 @@ class SiteStats:
         runs = self.runs(reason)
         if not runs:
             return
-        s = tracker_settings(self.crawler.settings)
         try:
-            store = open_store(s.mongo_url or None, s.home, db=s.mongo_db)
-            try:
-                for run in runs:
-                    store.add_crawl_run(run)
-            finally:
-                store.close()
+            store = tracker_context(self.crawler).store  # the crawl's one store, closed when the engine stops
+            for run in runs:
+                store.add_crawl_run(run)
         except StoreError as e:
             log.error("could not keep the crawl statistics: %s", e)
 

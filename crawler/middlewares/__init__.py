@@ -1,4 +1,4 @@
 """Downloader middlewares of the crawler.
 
-May import: fingerprint, tracker and crawler (never web).
+May import: fingerprint, pagetext, ocr, clikit, tracker and crawler.
 """

@@ -26,19 +26,12 @@ from pathlib import Path
 from scrapy import signals
 
 from tracker.store import StoreError
-from tracker.store.open import open_store
 
-from ..tracking import tracker_settings
+from ..meta import CONDITIONAL, IMAGE, SENT
+from ..tracking import tracker_context
 
 log = logging.getLogger(__name__)
 
-#: Request meta key set by the spider: the made_by token (see made_by) of a request whose 304 may
-#: stand for the stored page.
-CONDITIONAL = "fpt_conditional"
-#: Request meta key set by the spider on an image request: a 304 stands for the stored page image.
-IMAGE = "fpt_image"
-#: Request meta key set here: the validators sent, (etag, last_modified).
-SENT = "fpt_validators_sent"
 
 
 class ConditionalMiddleware:
@@ -55,9 +48,8 @@ class ConditionalMiddleware:
 
     def _store(self):
         if self.store is None and not self.broken:
-            s = tracker_settings(self.crawler.settings)
             try:
-                self.store = open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+                self.store = tracker_context(self.crawler).store  # the crawl's one store
             except StoreError as e:
                 self.broken = True
                 log.warning("conditional requests off, the store cannot be opened: %s", e)
@@ -90,9 +82,7 @@ class ConditionalMiddleware:
         return None
 
     def spider_closed(self, spider=None) -> None:
-        if self.store is not None:
-            self.store.close()
-            self.store = None
+        self.store = None  # the crawl closes its store when the engine stops
 
 
 def made_by(rules: dict) -> str:
@@ -104,8 +94,8 @@ def made_by(rules: dict) -> str:
 @lru_cache(maxsize=1)
 def _code() -> str:
     # The extraction code itself: a new version of it may find better text in the same bytes.
-    import fingerprint.html
-    from fingerprint.extraction import page as extract
+    import pagetext.html
+    from pagetext.extraction import page as extract
 
     return "".join(hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest()
-                   for m in (extract, fingerprint.html))
+                   for m in (extract, pagetext.html))

@@ -4,7 +4,7 @@ Pirate sites serve GBK pages labelled UTF-8, UTF-8 pages with a leftover
 `<meta charset=gbk>`, Big5 with no label at all. Scrapy trusts the HTTP header
 first, and a wrong guess yields plausible but different characters that no
 fingerprint will ever match, so the bytes are checked with the same detector
-`simtool` uses on files (fingerprint.encoding): a label is trusted only when the
+`simtool` uses on files (pagetext.encoding): a label is trusted only when the
 bytes agree with it. A site's rules can force an encoding instead.
 """
 from __future__ import annotations
@@ -13,19 +13,14 @@ import logging
 
 from scrapy.http import TextResponse
 
-from fingerprint.encoding import decode
 from fingerprint.errors import InputError
+from pagetext.encoding import decode
 
 from ..counts import count
+from ..meta import FORCE_ENCODING, SITE
 
 log = logging.getLogger(__name__)
 
-#: Request meta key: the encoding a site's rules force.
-FORCE_ENCODING = "fpt_encoding"
-#: Response meta key set here: "declared" when the label was right, else what was detected.
-DETECTED = "fpt_detected_encoding"
-#: Request meta key of the site a request belongs to (set by the spider).
-SITE = "fpt_site"
 
 
 class EncodingMiddleware:

@@ -1,7 +1,7 @@
 """Extract pages in worker processes, so the crawl uses every core.
 
 Scrapy runs on one thread: while a callback parses a page, no response is read and
-no request is sent. Extraction (fingerprint.extraction.page: parse, CSS visibility, density,
+no request is sent. Extraction (pagetext.extraction.page: parse, CSS visibility, density,
 links, site lines) is most of a crawl's CPU, so this downloader middleware hands it
 to a pool of worker processes (FPT_EXTRACT_PROCESSES, default: one fewer than the
 cores, at most 4; 0 extracts in the crawl's own process) and the reactor goes on
@@ -25,23 +25,21 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scrapy import signals
-from scrapy.http import Request, Response
+from scrapy.http import Request, Response, TextResponse
 
-from fingerprint.extraction.page import Selectors, extract
-from fingerprint.visibility import MAX_CSS_CHARS
+from pagetext.extraction.page import Selectors, extract
+from pagetext.visibility import MAX_CSS_CHARS
 
 from ..counts import count
+from ..meta import CSS, EXTRACT, EXTRACTED, SITE, WORKER_DIED
+from ..responses import HTML_TYPES, content_type
 from ..stylesheets import stylesheet_urls
-from .encoding import SITE
 
-__all__ = ["CSS", "EXTRACTED", "WORKER_DIED", "ExtractMiddleware", "default_processes"]
+__all__ = ["ExtractMiddleware", "default_processes"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTED = "fpt_extracted"  # meta: (url, Extracted) or (url, "ExceptionName") from a worker
-CSS = "fpt_css"  # meta: the text of the page's external stylesheets (crawler.stylesheets)
 MAX_CACHED = 512  # stylesheets kept per crawl
-WORKER_DIED = "extraction process died"
 MAX_PROCESSES = 4
 
 
@@ -130,11 +128,10 @@ class ExtractMiddleware:
     async def process_response(self, request, response: Response, spider=None):
         if not 200 <= response.status < 300:
             return response
-        spider = getattr(self.crawler, "spider", None) or spider  # Scrapy 2.13+ passes no spider here
-        job = getattr(spider, "extraction_job", None)
-        args = job(request, response) if job is not None else None
-        if args is None:
+        selectors = request.meta.get(EXTRACT)  # set by the spider on the pages it extracts
+        if selectors is None or not isinstance(response, TextResponse) or content_type(response) not in HTML_TYPES:
             return response
+        args = (response.text, response.url, selectors)
         css = await self._stylesheets(args[0], response.url, request)
         if css:
             request.meta[CSS] = css  # for the spider, when it extracts in its own process

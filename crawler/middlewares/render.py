@@ -18,11 +18,11 @@ import re
 
 from scrapy.http import HtmlResponse
 
-from fingerprint.extraction.page import extract, is_chapter_text
+from pagetext.extraction.page import extract, is_chapter_text
 
 from ..counts import count
+from ..meta import SITE
 from ..render import NEEDS_BROWSER, NeedsBrowser, chromium_path, render_meta
-from .encoding import SITE
 
 __all__ = ["RenderMiddleware", "needs_rendering", "NeedsBrowser", "NEEDS_BROWSER"]
 

@@ -22,8 +22,8 @@ import logging
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
-from tracker import pipeline as tracking_pipeline
 from tracker.context import Context
+from tracker.pipeline import store_image, store_page
 from tracker.followup import recheck as followup
 from tracker.store import Page, PageImage, StoreError
 from tracker.store.evidence import Evidence
@@ -31,18 +31,19 @@ from tracker.store.evidence import Evidence
 from ..capture import Captures
 from ..counts import count
 from ..items import ImageItem, NotModifiedItem
-from ..tracking import PROCESS_PAGES, tracker_settings
+from ..tracking import PROCESS_PAGES, tracker_context
 
 log = logging.getLogger(__name__)
 BATCH = 50
 
 
 class StorePipeline:
-    def __init__(self, settings, stats, process: bool = True):
+    def __init__(self, settings, stats, process: bool = True, ctx: Context | None = None):
         self.settings = settings
         self.stats = stats
         self.process = process
-        self.ctx: Context | None = None
+        self.ctx: Context | None = ctx
+        self._own_ctx = ctx is None  # a crawl's shared Context is closed by the crawl, not here
         self.app = None
         self.queued: list[tuple[str, str]] = []  # (page key, site) not yet sent or processed
         self.images: list[tuple[str, str]] = []  # (image key, site) likewise
@@ -50,13 +51,14 @@ class StorePipeline:
 
     @classmethod
     def from_crawler(cls, crawler):
-        pipeline = cls(tracker_settings(crawler.settings), crawler.stats,
-                       crawler.settings.getbool(PROCESS_PAGES, True))
+        ctx = tracker_context(crawler)
+        pipeline = cls(ctx.settings, crawler.stats, crawler.settings.getbool(PROCESS_PAGES, True), ctx)
         crawler.signals.connect(pipeline.captures.on_response, signal=signals.response_downloaded)
         return pipeline
 
     def open_spider(self, spider=None):
-        self.ctx = Context(self.settings)
+        if self.ctx is None:
+            self.ctx = Context(self.settings)
         self.ctx.store  # open it now: a wrong FPT_MONGO_URL fails the crawl at once, not per page
         if self.process and self.settings.broker_url:
             from tracker.workers.app import create_celery
@@ -79,7 +81,7 @@ class StorePipeline:
                     etag=item.etag, last_modified=item.last_modified)
         try:
             before = self._site_of(item.url)
-            stored, changed = self.ctx.store.upsert_page(page)
+            done = store_page(self.ctx, page)
         except StoreError as e:
             count(self.stats, item.site, "failed", "the store refused the page")
             log.error("cannot store %s: %s", item.url, e)
@@ -88,6 +90,7 @@ class StorePipeline:
             count(self.stats, item.site, "failed", f"storing failed: {type(e).__name__}")
             log.exception("cannot store %s", item.url)
             raise DropItem(f"cannot store the page: {e}") from e
+        stored, changed = done.record, done.changed
         if not changed and before not in (None, item.site):
             # The same page under another site name (a site added with rules after an ad-hoc crawl):
             # matched again so that its matches carry the new name too.
@@ -95,7 +98,7 @@ class StorePipeline:
         if len(item.parts) > 1:
             self._supersede(item)
         self._keep_evidence(item, stored.key, changed)
-        if changed or stored.status == "queued":
+        if changed or done.to_process:
             count(self.stats, item.site, "stored")
             self.queued.append((stored.key, item.site))
             if self.app is not None and len(self.queued) >= BATCH:
@@ -150,13 +153,14 @@ class StorePipeline:
                           data=item.data, media_type=item.media_type, fetched_at=item.fetched_at, etag=item.etag,
                           last_modified=item.last_modified, position=item.position)
         try:
-            stored, changed = self.ctx.store.upsert_page_image(image)
+            done = store_image(self.ctx, image)
         except Exception as e:  # kept out of the page counts; the next crawl fetches it again
             count(self.stats, item.site, "images failed", f"the store refused it: {type(e).__name__}")
             log.error("cannot store the image %s: %s", key[:200], e)
             raise DropItem(f"cannot store the image: {e}") from e
+        stored, changed = done.record, done.changed
         self._keep_picture_evidence(item, key, changed)
-        if changed or stored.status == "queued":
+        if done.to_process:
             count(self.stats, item.site, "images stored")
             self.images.append((stored.key, item.site))
             if self.app is not None and len(self.images) >= BATCH:
@@ -204,78 +208,79 @@ class StorePipeline:
     def close_spider(self, spider=None):
         try:
             if self.queued and self.process:
-                self._send() if self.app is not None else self._process_here()
+                self._send()
             if self.images and self.process:
-                self._send_images() if self.app is not None else self._process_images_here()
+                self._send_images()
         finally:
-            self.ctx.close()
-
-    def _process_images_here(self) -> None:
-        """Match the stored images now, and read the pictures that hold text (embedded mode); with a
-        broker, tracker.tasks.process_image sends each such picture a read_picture task instead."""
-        from tracker.media.images import process_image
-
-        to_read = []
-        for key, site in self.images:
-            r = process_image(self.ctx, key)
-            tracking_pipeline.process_picture_page(self.ctx, r.picture_page)  # it was its page's last waiting
-            if r.status == "failed":
-                count(self.stats, site, "images processing failed", r.reason)
-            elif r.matches:
-                count(self.stats, site, "images matched")
-            if r.picture:
-                count(self.stats, site, "pictures seen")
-            if r.picture == "to read":
-                to_read.append((key, site))
-            elif r.picture:
-                count(self.stats, site, "pictures skipped", r.picture)
-        self.images.clear()
-        self._read_pictures(to_read)
-
-    def _read_pictures(self, to_read: list[tuple[str, str]]) -> None:
-        """OCR the pictures judged to hold text; each page's pictures are matched as one text once its
-        last picture is read. Counted: read, characters recognised, skipped (deadline, too large,
-        undecodable) and failed, each with its reason."""
-        from tracker.media.pictures import READ, SKIPS
-
-        if to_read:
-            log.info("reading %d pictures that hold text (OCR)", len(to_read))
-        for key, site in to_read:
-            try:
-                r = tracking_pipeline.read_picture(self.ctx, key)
-            except Exception as e:  # the picture stays stored, to read; the crawl's other results stand
-                count(self.stats, site, "pictures failed", f"reading failed: {type(e).__name__}")
-                log.exception("cannot read the picture %s", key[:200])
-                continue
-            if r.characters:
-                count(self.stats, site, "characters recognised", n=r.characters)
-            if r.status == READ:
-                count(self.stats, site, "pictures read")
-            elif r.status in SKIPS:
-                count(self.stats, site, "pictures skipped", r.status)
-            elif r.status != "missing":
-                count(self.stats, site, "pictures failed", r.reason or r.status)
-            if r.matched is not None and r.matched.matches:
-                count(self.stats, site, "picture pages matched")
+            if self._own_ctx:
+                self.ctx.close()
 
     def _send(self) -> None:
+        """The stored pages to the workers, or matched here (embedded mode: the results are there
+        when the crawl ends); tracker.workers.queue decides, as it does for `fptrack ingest`."""
         from tracker.workers.queue import dispatch_pages
 
-        self._dispatch(self.queued, dispatch_pages, "sent to the workers", "left queued")
+        sites = dict(self.queued)
+
+        def each(r) -> None:
+            site = sites.get(r.page, "")
+            count(self.stats, site, "processed")
+            if r.status == "failed":
+                # Not "failed": the page was stored (counted so); its status and reason are in the store.
+                count(self.stats, site, "processing failed", r.reason)
+            elif r.matches:
+                count(self.stats, site, "matched")
+
+        if self.app is None:
+            log.info("matching %d stored pages against the registered originals", len(self.queued))
+        self._dispatch(self.queued, dispatch_pages, "sent to the workers", "left queued", each)
 
     def _send_images(self) -> None:
+        """The stored images likewise: matched against the registered images, and the pictures that hold
+        text read by OCR (here, or by the workers' read_picture tasks)."""
+        from tracker.media.pictures import READ, SKIPS, TO_READ
         from tracker.workers.queue import dispatch_images
 
-        self._dispatch(self.images, dispatch_images, "images sent to the workers", "images left queued")
+        sites = dict(self.images)
 
-    def _dispatch(self, queued: list[tuple[str, str]], dispatch, sent: str, left: str) -> None:
-        """Send the queued keys to the workers, counting each per site as `sent`; when the broker
-        cannot be reached they stay stored as queued (the daily run or `fptrack process` takes them),
-        counted as `left`."""
+        def each(done, reading) -> None:
+            site = sites.get(done.image, "")
+            if done.status == "failed":
+                count(self.stats, site, "images processing failed", done.reason)
+            elif done.matches:
+                count(self.stats, site, "images matched")
+            if done.picture:
+                count(self.stats, site, "pictures seen")
+            if done.picture and done.picture != TO_READ:
+                count(self.stats, site, "pictures skipped", done.picture)
+            if reading is None:
+                return
+            if reading.characters:
+                count(self.stats, site, "characters recognised", n=reading.characters)
+            if reading.status == READ:
+                count(self.stats, site, "pictures read")
+            elif reading.status in SKIPS:
+                count(self.stats, site, "pictures skipped", reading.status)
+            elif reading.status != "missing":
+                count(self.stats, site, "pictures failed", reading.reason or reading.status)
+            if reading.matched is not None and reading.matched.matches:
+                count(self.stats, site, "picture pages matched")
+
+        self._dispatch(self.images, dispatch_images, "images sent to the workers", "images left queued", each)
+
+    def _dispatch(self, queued: list[tuple[str, str]], dispatch, sent: str, left: str, each) -> None:
+        """Hand the queued keys on. Sent to the workers, each is counted per site as `sent`; when the
+        broker cannot be reached they stay stored as queued (the daily run or `fptrack process` takes
+        them), counted as `left`. Processed here, `each` counts every result."""
         from tracker.workers.queue import BrokerUnavailable
 
+        keys = [k for k, _ in queued]
         try:
-            dispatch(self.ctx, [k for k, _ in queued], app=self.app)
+            if self.app is None:
+                dispatch(self.ctx, keys, each=each)
+                queued.clear()
+                return
+            dispatch(self.ctx, keys, app=self.app)
             what, reason = sent, ""
         except BrokerUnavailable as e:
             log.error("%s", e)
@@ -283,16 +288,3 @@ class StorePipeline:
         for _, site in queued:
             count(self.stats, site, what, reason)
         queued.clear()
-
-    def _process_here(self) -> None:
-        """Match the stored pages now (embedded mode): results are there when the crawl ends."""
-        log.info("matching %d stored pages against the registered originals", len(self.queued))
-        for key, site in self.queued:
-            r = tracking_pipeline.process_page(self.ctx, key)
-            count(self.stats, site, "processed")
-            if r.status == "failed":
-                # Not "failed": the page was stored (counted so); its status and reason are in the store.
-                count(self.stats, site, "processing failed", r.reason)
-            elif r.matches:
-                count(self.stats, site, "matched")
-        self.queued.clear()

@@ -1,4 +1,4 @@
 """Spiders of the crawler (the spider file name is the spider name).
 
-May import: fingerprint, tracker and crawler (never web).
+May import: fingerprint, pagetext, ocr, clikit, tracker and crawler.
 """

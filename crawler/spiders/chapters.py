@@ -16,17 +16,15 @@ from typing import Any
 
 from scrapy.http import Request, Response, TextResponse
 
-from fingerprint.extraction.page import Extracted
+from pagetext.extraction.page import Extracted
 
 from ..counts import count
 from ..items import PageItem
-from ..middlewares.encoding import SITE
+from ..meta import FLUSH, PARTS, SITE
+from ..responses import header
 from ..rules import SiteRules
 from ..urls import normalize_url
-from .page_extraction import header
 
-PARTS = "fpt_parts"  # [(url, title, text), ...] of the parts of a split chapter fetched so far
-FLUSH = "fpt_flush"  # URLs of lone later parts to store on their own now (see _flush_lone)
 MAX_PARTS = 30
 JOINED_TO_FIRST = "later part of a split chapter (joined to its first part)"
 # Keys of spider.state, which Scrapy keeps in the job folder across a pause (SpiderState).

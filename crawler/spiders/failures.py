@@ -25,12 +25,11 @@ from twisted.internet.error import (
     TimeoutError,
 )
 
+from ..meta import RECEIVED
 from ..middlewares.egress import RefusedRequest
 from ..middlewares.truncated import REASON as TRUNCATED
 from ..middlewares.truncated import TruncatedResponse
 from ..render import NEEDS_BROWSER, NeedsBrowser
-
-RECEIVED = "fpt_received"  # bytes of the body received so far (how a cancelled download is told apart)
 
 
 def _tls_error(exc: BaseException) -> str | None:

@@ -12,20 +12,16 @@ from typing import Any
 
 from scrapy.http import Request, Response
 
-from fingerprint.extraction.page import Extracted
 from fingerprint.image import media_type
+from pagetext.extraction.page import Extracted
 
 from ..counts import count
 from ..items import ImageItem
-from ..middlewares.conditional import IMAGE
-from ..middlewares.encoding import SITE
+from ..meta import CHAPTER_LINK, IMAGE, IMAGE_AT, IMAGE_OF, SITE
+from ..responses import content_type, header
 from ..rules import SiteRules
 from .failures import classify
-from .page_extraction import content_type, header
 
-IMAGE_OF = "fpt_image_of"  # request meta: the page that shows the image requested
-IMAGE_AT = "fpt_image_at"  # request meta: the image's place among the page's images (page order)
-CHAPTER_LINK = "fpt_chapter_link"  # request meta: a catalogue linked the page as a chapter
 MAX_IMAGE_BYTES = 8 * 2**20  # as tracker.media.images.MAX_IMAGE_BYTES: larger images are not fetched
 MAX_IMAGES_PER_SITE = 2000  # images requested per site and crawl (covers repeat on every page of a book)
 

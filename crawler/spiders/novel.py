@@ -36,20 +36,32 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Request, Response
 from scrapy.spidermiddlewares.httperror import HttpError
 
-from fingerprint.extraction.page import Extracted
-from fingerprint.extraction.sitememory import SiteLines
+from pagetext.extraction.page import Extracted
+from pagetext.extraction.sitememory import SiteLines
 
 from ..counts import count
 from ..items import NotModifiedItem
-from ..middlewares.conditional import CONDITIONAL, made_by
-from ..middlewares.encoding import FORCE_ENCODING, SITE
+from ..meta import (
+    CHAPTER_LINK,
+    CONDITIONAL,
+    EXTRACT,
+    FORCE_ENCODING,
+    IMAGE_OF,
+    PARTS,
+    RECEIVED,
+    ROOT,
+    SITE,
+)
+from ..middlewares.conditional import made_by
 from ..rules import SiteRules, make_rules, rules_for_urls
 from ..urls import MAX_URL_LENGTH, PatternBudget, normalize_url, trap_reason
-from .chapters import JOINED, LONE, PARTS, Chapters  # JOINED, LONE: crawler.extensions.heldparts imports them from here
-from .failures import RECEIVED, classify
-from .images import CHAPTER_LINK, IMAGE_OF, PageImages
+from .chapters import (  # JOINED, LONE: crawler.extensions.heldparts imports them from here
+    Chapters,
+)
+from .failures import classify
+from .images import PageImages
 from .page_extraction import PageExtraction
-from .sitemap_following import ROOT, SitemapFollowing
+from .sitemap_following import SitemapFollowing
 
 # The rules that decide a page's text: a change to one of them makes stored validators void.
 EXTRACTION_RULES = ("title", "content", "next_page", "chapter_links", "encoding", "chapter_urls", "render")
@@ -121,6 +133,8 @@ class NovelSpider(Chapters, PageImages, SitemapFollowing, PageExtraction, scrapy
             meta[FORCE_ENCODING] = site.encoding
         if callback is None:
             meta[CONDITIONAL] = self.made_by[site.name]  # a page that may be stored: a 304 stands for it
+        if callback in (None, self.parse, self.parse_part):
+            meta[EXTRACT] = site.selectors  # its text is extracted (in a worker, by crawler.middlewares.extract)
         return Request(url, callback=callback or self.parse, errback=errback or self.failed, meta=meta,
                        dont_filter=dont_filter, priority=priority)
 

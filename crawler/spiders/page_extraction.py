@@ -2,46 +2,23 @@
 and its text, extracted (crawler.middlewares.extract may have done that in a worker process).
 
 PageExtraction is a mixin of crawler.spiders.novel.NovelSpider: it uses the spider's crawler,
-sites, logger, _site() and its callbacks parse and parse_part.
+sites, logger and _site(). The spider marks the requests whose pages it extracts (crawler.meta.EXTRACT,
+with the site's selectors), so crawler.middlewares.extract can extract them in a worker first.
 """
 from __future__ import annotations
 
-from typing import Any
+from scrapy.http import Response, TextResponse
 
-from scrapy.http import Request, Response, TextResponse
-
-from fingerprint.extraction.page import Extracted, extract, is_chapter_text
+from pagetext.extraction.page import Extracted, extract, is_chapter_text
 
 from ..counts import count
-from ..middlewares.encoding import SITE
-from ..middlewares.extract import CSS, EXTRACTED, WORKER_DIED
+from ..meta import CSS, EXTRACTED, WORKER_DIED
+from ..responses import TEXT_TYPES, content_type
 from ..rules import SiteRules
-
-TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
-_HTML_TYPES = ("", *(t for t in TEXT_TYPES if t != "text/plain"))  # what extract() reads (no type: sniffed as HTML)
-
-
-def content_type(response: Response) -> str:
-    return response.headers.get(b"Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
-
-
-def header(response: Response, name: bytes) -> str:
-    value = response.headers.get(name) or b""
-    return value.decode("latin-1")[:200]  # a validator is sent back as is; a huge one is not kept
 
 
 class PageExtraction:
     """The extraction of a page's text, for the spider's callbacks and the extraction workers."""
-
-    def extraction_job(self, request: Request, response: Response) -> tuple[str, str, Any] | None:
-        """The arguments of extract() for a response this spider will extract, else None.
-
-        crawler.middlewares.extract runs them in a worker process ahead of the callback."""
-        if request.callback not in (self.parse, self.parse_part) or request.meta.get(SITE) not in self.sites:
-            return None
-        if not isinstance(response, TextResponse) or content_type(response) not in _HTML_TYPES:
-            return None
-        return response.text, response.url, self._site(request.meta).selectors
 
     def _extract(self, response: Response, site: SiteRules) -> Extracted | None:
         """The page's extraction, or None (counted as skipped) when it is not a text page."""

@@ -16,14 +16,19 @@ from scrapy.http import Request, Response
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from ..counts import count
-from ..middlewares.encoding import SITE
+from ..meta import ROOT, SITE
 from ..rules import SiteRules, host_of
-from ..sitemaps import (MAX_SITEMAPS, MAX_URLS, SitemapError, default_sitemaps, parser_sitemaps, read_sitemap,
-                        robots_sitemaps)
+from ..sitemaps import (
+    MAX_SITEMAPS,
+    MAX_URLS,
+    SitemapError,
+    default_sitemaps,
+    parser_sitemaps,
+    read_sitemap,
+    robots_sitemaps,
+)
 from ..urls import normalize_url
 from .failures import classify
-
-ROOT = "fpt_root"  # the site root whose robots.txt a request asks for
 
 
 class SitemapFollowing:

@@ -1,4 +1,4 @@
 """Small data files shipped with the engine (the built-in stopword list).
 
-May import: fingerprint only (never tracker, crawler or web).
+May import: fingerprint only.
 """

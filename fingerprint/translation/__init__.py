@@ -20,11 +20,11 @@ sentence by sentence:
 
 Pure computation: no I/O beyond reading the installed dictionary.
 
-May import: fingerprint only (never tracker, crawler or web).
+May import: fingerprint only.
 """
-from .align import Alignment, align_texts
-from .bags import TextBags, text_bags
-from .keys import translation_keys
-from .language import language_of
+from fingerprint.translation.align import Alignment, align_texts
+from fingerprint.translation.bags import TextBags, text_bags
+from fingerprint.translation.index_keys import translation_keys
+from fingerprint.translation.language import language_of
 
 __all__ = ["Alignment", "TextBags", "align_texts", "language_of", "text_bags", "translation_keys"]

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bags import NUMBER_BASE, TextBags
-from .lexicon import lexicon
+from fingerprint.translation.bags import NUMBER_BASE, TextBags
+from fingerprint.translation.lexicon import lexicon
 
 NAME_WEIGHT = 10.0
 NUMBER_WEIGHT = 8.0

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..normalize import CJK, NormalizedText, tables
-from ..pinyin import tables as pinyin_tables
-from . import numbers
-from .lexicon import STOPWORDS, fold, lexicon, stem
-from .romanize import MAX_NAME, romanised, syllable_tables
+from fingerprint.normalize import CJK, NormalizedText, tables
+from fingerprint.pinyin import tables as pinyin_tables
+from fingerprint.translation import numbers
+from fingerprint.translation.lexicon import STOPWORDS, fold, lexicon, stem
+from fingerprint.translation.romanize import MAX_NAME, romanised, syllable_tables
 
 NAME_BASE = 1 << 40  # name keys: NAME_BASE + a * 1024 + b (coarse syllable ids a, b)
 NUMBER_BASE = 1 << 50  # number keys: NUMBER_BASE + value
@@ -180,10 +180,6 @@ def _zh_bags(text: str, bounds: list[tuple[int, int]]) -> TextBags:
         nums.append(frozenset(nm))
     return TextBags("zh", np.asarray(starts, np.int64), np.asarray(ends, np.int64), np.asarray(sizes, np.int64),
                     concepts, units, names, nums)
-
-
-def _is_cjk_cp(cp: int) -> bool:
-    return 0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x3134F
 
 
 # What one English token (as written) brings, computed once per process: its concepts, its

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..hashing import mix64
-from .lexicon import lexicon
-from .quick import Reading
+from fingerprint.hashing import mix64
+from fingerprint.translation.lexicon import lexicon
+from fingerprint.translation.quick import Reading
 
 KEY_IDF_MIN = 7.0
 MAX_CONCEPTS = 46

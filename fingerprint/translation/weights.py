@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .lexicon import lexicon
+from fingerprint.translation.lexicon import lexicon
 
 __all__ = ["FLOOR", "word_weights"]
 

@@ -12,7 +12,7 @@ import re
 
 from lxml import etree
 
-from fingerprint.html import _outermost, _text_lengths
+from pagetext.html import _outermost, _text_lengths
 
 __all__ = ["chapter_wrappers", "may_hold_chapters", "CHAPTER_HEADING"]
 
@@ -41,7 +41,7 @@ def may_hold_chapters(root) -> bool:
 def chapter_wrappers(root, lengths: tuple[dict, dict] | None = None) -> list[tuple[str, object]]:
     """[(heading text, wrapper element)] when `root` holds two or more sibling chapter wrappers, else [].
 
-    `lengths` is fingerprint.html._text_lengths(root) when the caller has it already (lengths
+    `lengths` is pagetext.html._text_lengths(root) when the caller has it already (lengths
     of elements removed since then do no harm: they are no longer in the tree)."""
     if not may_hold_chapters(root):
         return []  # a page of one chapter has one heading or none: spare the walks

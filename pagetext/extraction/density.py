@@ -1,12 +1,12 @@
 """The page's main text: a site rule's content selector, else the densest block (visible
-text per block, less the text of links), else fingerprint.html's fallbacks."""
+text per block, less the text of links), else pagetext.html's fallbacks."""
 from __future__ import annotations
 
 import copy
 
-from fingerprint.extraction.letters import visible
-from fingerprint.extraction.selection import select
-from fingerprint.html import BLOCK_TAGS, block_text, html_to_text, remove_furniture, tidy
+from pagetext.extraction.letters import visible
+from pagetext.extraction.selection import select
+from pagetext.html import BLOCK_TAGS, block_text, html_to_text, remove_furniture, tidy
 
 __all__ = ["main_text"]
 

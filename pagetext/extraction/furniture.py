@@ -13,7 +13,7 @@ import re
 
 from lxml import etree
 
-from fingerprint.html import BLOCK_TAGS, _outermost, _remove_keeping_tails, _text_lengths
+from pagetext.html import BLOCK_TAGS, _outermost, _remove_keeping_tails, _text_lengths
 
 __all__ = ["drop_controls", "drop_counters", "drop_footnotes", "may_hold_notes"]
 
@@ -99,7 +99,7 @@ def drop_controls(root, lengths: tuple[dict, dict] | None = None) -> int:
 
     A panel is a block whose links all run a script, two or more of them, with at most a
     few labels of its own beside them: a chapter's block holds far more text, and a
-    navigation bar's links lead to pages. `lengths` is fingerprint.html._text_lengths(root)."""
+    navigation bar's links lead to pages. `lengths` is pagetext.html._text_lengths(root)."""
     if not _TWO_SCRIPT_LINKS(root):
         return 0  # most pages: no panel possible, spare the walks (the test runs in lxml's C code)
     text_len, link_len = lengths or _text_lengths(root)
@@ -137,7 +137,7 @@ def may_hold_notes(root) -> bool:
 def drop_footnotes(root, lengths: tuple[dict, dict] | None = None) -> int:
     """Remove translators' note boxes and the <sup> markers that point to them; return how many.
 
-    `lengths` is fingerprint.html._text_lengths(root) when the caller has it already."""
+    `lengths` is pagetext.html._text_lengths(root) when the caller has it already."""
     if not may_hold_notes(root):
         return 0  # most pages: no <sup>, no id or class that could name a note; spare the walks
     text_len, _ = lengths or _text_lengths(root)

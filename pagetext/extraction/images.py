@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from fingerprint.extraction.links import absolute
+from pagetext.extraction.links import absolute
 
 __all__ = ["MAX_IMAGES", "page_images"]
 

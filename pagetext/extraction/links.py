@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from fingerprint.extraction.letters import CHAPTER_HEADING, visible
-from fingerprint.extraction.selection import select
-from fingerprint.html import BOILERPLATE_WORDS, DROP_TAGS
+from pagetext.extraction.letters import CHAPTER_HEADING, visible
+from pagetext.extraction.selection import select
+from pagetext.html import BOILERPLATE_WORDS, DROP_TAGS
 
 __all__ = ["absolute", "anchors", "base_url", "chapter_links", "href_of", "link_share", "unique"]
 

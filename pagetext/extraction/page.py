@@ -2,14 +2,14 @@
 
 Novel sites put a chapter in one <div id="content"> with <br> line breaks, article sites in
 <p>s under an <article>; both are found by text density (visible text per block, less the
-text of links), after fingerprint.html has removed scripts, navigation, ads and link lists.
+text of links), after pagetext.html has removed scripts, navigation, ads and link lists.
 Lines that sites inject into the chapter itself (watermarks, "本章未完，请点击下一页继续阅读",
 domain names) are then dropped line by line, or sentence by sentence when a site glued them
 to a real paragraph, so a prose line that merely contains a word like 阅读 stays. Text the
 page's own CSS hides (junk characters in display:none spans and the like) is removed first,
-by fingerprint.html.drop_hidden, as simtool does on files.
+by pagetext.html.drop_hidden, as simtool does on files.
 
-Real sites need rules that no list of sites or phrases keeps up with; fingerprint.extraction holds
+Real sites need rules that no list of sites or phrases keeps up with; pagetext.extraction holds
 them, each judged by shape: per-paragraph comment counters, translators' note boxes and the
 reader's control panels (font and colour buttons) leave the tree before density looks
 (furniture.py); calls to action, load banners, note lines, addresses on any top-level
@@ -32,14 +32,14 @@ import copy
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag
 
-from fingerprint.extraction import images, links, parts, titles
-from fingerprint.extraction.chapters import chapter_wrappers, may_hold_chapters
-from fingerprint.extraction.density import main_text
-from fingerprint.extraction.furniture import drop_controls, drop_counters, drop_footnotes, may_hold_notes
-from fingerprint.extraction.letters import CJK, LATIN
-from fingerprint.extraction.selection import compiled, select
-from fingerprint.extraction.sitelines import remove_site_lines
-from fingerprint.html import (
+from pagetext.extraction import images, links, parts, titles
+from pagetext.extraction.chapters import chapter_wrappers, may_hold_chapters
+from pagetext.extraction.density import main_text
+from pagetext.extraction.furniture import drop_controls, drop_counters, drop_footnotes, may_hold_notes
+from pagetext.extraction.letters import CJK, LATIN
+from pagetext.extraction.selection import compiled, select
+from pagetext.extraction.sitelines import remove_site_lines
+from pagetext.html import (
     NOT_XML_CHARS,
     XML_DECLARATION,
     _text_lengths,
@@ -72,7 +72,7 @@ class Extracted:
     # (heading, text) of each chapter when the page holds two or more, each in its own wrapper
     # (a whole-work page); then `text` is all of them, one after another. Empty otherwise.
     chapters: list[tuple[str, str]] = field(default_factory=list)
-    # The images the page shows a reader (its cover, illustrations; fingerprint.extraction.images).
+    # The images the page shows a reader (its cover, illustrations; pagetext.extraction.images).
     images: list[str] = field(default_factory=list)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from fingerprint.extraction.letters import CJK, LATIN, visible
-from fingerprint.extraction.lines import (
+from pagetext.extraction.letters import CJK, LATIN, visible
+from pagetext.extraction.lines import (
     footnote_marks, has_site_address, is_banner, is_site_line, narrates, recurring, without_marks,
 )
 

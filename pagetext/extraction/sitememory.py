@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fingerprint.extraction.letters import CJK, LATIN, visible
-from fingerprint.extraction.lines import narrates
+from pagetext.extraction.letters import CJK, LATIN, visible
+from pagetext.extraction.lines import narrates
 
 __all__ = ["SiteLines"]
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from fingerprint.extraction.letters import CHAPTER_HEADING
-from fingerprint.extraction.parts import BARE_PART, PART_MARK
-from fingerprint.extraction.selection import select, selected_text
+from pagetext.extraction.letters import CHAPTER_HEADING
+from pagetext.extraction.parts import BARE_PART, PART_MARK
+from pagetext.extraction.selection import select, selected_text
 
 __all__ = ["chapter_title", "headings", "page_title", "without_heading_lines"]
 

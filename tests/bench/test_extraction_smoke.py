@@ -11,7 +11,7 @@ from bench.common import BenchError
 from ..conftest import ROOT
 from .tables import table_rows as read_rows
 
-ROWS = ["fingerprint.extraction.page", "trafilatura (favor_recall)", "fingerprint.html.html_to_text"]
+ROWS = ["pagetext.extraction.page", "trafilatura (favor_recall)", "pagetext.html.html_to_text"]
 
 
 def table_rows(out: str) -> dict[str, list[str]]:
@@ -25,7 +25,7 @@ def test_table_has_the_three_extractors(capsys):
     assert code == 0
     rows = table_rows(out)
     assert list(rows) == ROWS
-    ours = rows["fingerprint.extraction.page"]
+    ours = rows["pagetext.extraction.page"]
     assert float(ours[1]) >= 0.95  # mean recall
     assert ours[5] == "0"  # no page keeps the site's chrome
     assert re.search(r"\d+ pirate chapter pages of 1 novels", out)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tracker.cli import main as fptrack
+from fptrack.cli import main as fptrack
 
 
 @pytest.fixture

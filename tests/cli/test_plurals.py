@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from fingerprint.cli import main as simtool
-from tracker.cli import main as fptrack
+from simtool import main as simtool
+from fptrack.cli import main as fptrack
 
 from .conftest import SAMPLES, WORK
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tracker.cli import main as fptrack
+from fptrack.cli import main as fptrack
 
 from .conftest import SAMPLES, WORK
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fingerprint.cli import main as simtool
-from tracker.cli import main as fptrack
+from simtool import main as simtool
+from fptrack.cli import main as fptrack
 
 from ..conftest import need
 from ..services import REDIS, answers, redis_url
@@ -40,7 +40,7 @@ def test_the_walk_finds_nested_commands() -> None:
 def values(world: World, tmp: Path) -> dict[str, str]:
     data = tmp / "course"
     if not data.exists():
-        from ..fingerprint.test_buaa import TINY, write_course
+        from ..simtool.test_buaa import TINY, write_course
 
         data.mkdir()
         write_course(data, TINY)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fingerprint.cli import main as simtool
+from simtool import main as simtool
 from tracker.registry import chapters_from
 
 from .conftest import SAMPLES, WORK

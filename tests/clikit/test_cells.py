@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from fingerprint.cells import defuse, json_text, printable
+from clikit.cells import defuse, json_text, printable
 
 
 @pytest.mark.parametrize("bad", ["=HYPERLINK(\"http://evil\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from fingerprint.plural import counted, plural
+from clikit.plural import counted, plural
 
 
 @pytest.mark.parametrize("noun, many", [

@@ -310,7 +310,12 @@ def chapter_pictures(text: str) -> dict[str, bytes]:
     if not _PICTURES:
         import io
 
-        from bench.pictures.render import Style, available_fonts, render_chapter, render_textless
+        from bench.pictures.render import (
+            Style,
+            available_fonts,
+            render_chapter,
+            render_textless,
+        )
 
         def jpeg(image) -> bytes:
             out = io.BytesIO()

@@ -3,9 +3,9 @@ copy-back event, also when the page comes back unchanged: a 304 Not Modified, or
 (no validators). Real crawls of a site served on 127.0.0.1."""
 from __future__ import annotations
 
+import fptrack_samples
 import pytest
 
-import fptrack_samples
 from tracker.context import Context
 from web.demo.chapters import chapters_from_folder
 

@@ -78,7 +78,7 @@ def env_of(settings) -> dict[str, str]:
 
 def fptrack(settings, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """fptrack with its output piped, as a script runs it."""
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], env=env_of(settings), capture_output=True,
+    return subprocess.run([sys.executable, "-m", "fptrack", *args], env=env_of(settings), capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
 
 
@@ -92,7 +92,7 @@ def fptrack_in_terminal(settings, *args: str, timeout: float = 120) -> tuple[int
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))  # 40 rows, 160 columns
-    proc = subprocess.Popen([sys.executable, "-m", "tracker.cli", *args], stdin=slave, stdout=slave, stderr=slave,
+    proc = subprocess.Popen([sys.executable, "-m", "fptrack", *args], stdin=slave, stdout=slave, stderr=slave,
                             env={**env_of(settings), "TERM": "xterm"}, cwd=ROOT, close_fds=True)
     os.close(slave)
     out = bytearray()
@@ -251,7 +251,7 @@ def test_a_crawl_of_other_urls_on_the_host_does_not_resume_a_paused_one(settings
 # ---- site names -------------------------------------------------------------------------------------
 
 def test_a_site_name_that_is_not_a_slug_is_refused_everywhere_with_a_valid_one(settings, tmp_path):
-    from tracker.names import SITE_FORM
+    from tracker.safe_names import SITE_FORM
 
     rules = tmp_path / "sites.toml"
     rules.write_text("[[site]]\nname = 'bad name/../'\nstart_urls = ['http://127.0.0.1:9/']\n", encoding="utf-8")

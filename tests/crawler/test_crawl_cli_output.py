@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from fingerprint.cli.common import write_records
+from clikit.common import write_records
 from tracker.context import Context
 from tracker.pipeline import ingest, process_queued
 from tracker.registry import register_work

@@ -4,11 +4,11 @@ as data:), nothing else matches, what is not fetched is never asked for, and eve
 that fails is counted with its reason, apart from the pages."""
 from __future__ import annotations
 
+import fptrack_samples
 import pytest
 
-import fptrack_samples
 from crawler.rules import make_rules
-from fingerprint.extraction.page import extract
+from pagetext.extraction.page import extract
 from tracker.context import Context
 from tracker.media.images import register_image
 from web.demo.chapters import chapters_from_folder

@@ -5,9 +5,9 @@ never the photo, matches the pictures' text in page order to the right chapter, 
 in the crawl's record and summary, and the match's evidence points at the pictures' lines."""
 from __future__ import annotations
 
+import fptrack_samples
 import pytest
 
-import fptrack_samples
 from tracker.context import Context
 from tracker.evidence.warc import read_warc
 from tracker.media.pictures import SUFFIX, line_map
@@ -27,7 +27,7 @@ CHAPTERS = chapters_from_folder(fptrack_samples.ORIGINALS)
 @pytest.fixture
 def ocr():
     from bench.pictures.render import available_fonts
-    from fingerprint.ocr.engines import EngineMissing, make_engine
+    from ocr.engines import EngineMissing, make_engine
 
     try:
         make_engine("rapidocr", threads=1)

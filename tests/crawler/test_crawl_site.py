@@ -45,7 +45,7 @@ def registered(settings):
 
 def fptrack(settings, *args, check=True):
     env = {**os.environ, **settings.to_env()}
-    r = subprocess.run([sys.executable, "-m", "tracker.cli", *args], env=env, capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "fptrack", *args], env=env, capture_output=True, text=True,
                        timeout=180, cwd=ROOT)
     if check and r.returncode != 0:
         pytest.fail(f"fptrack {' '.join(args)} exited {r.returncode}:\n{r.stdout}\n{r.stderr}")
@@ -178,7 +178,7 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(registered, site):
     import time
 
     env = {**os.environ, **registered.to_env()}
-    cmd = [sys.executable, "-m", "tracker.cli", "crawl", site.url + "/", *FAST, "--format", "jsonl", "-q",
+    cmd = [sys.executable, "-m", "fptrack", "crawl", site.url + "/", *FAST, "--format", "jsonl", "-q",
            "--delay", "0.3", "--concurrency", "1"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     deadline = time.monotonic() + 60
@@ -201,7 +201,7 @@ def test_ctrl_c_pauses_and_the_same_command_resumes(registered, site):
 def test_the_same_job_twice_at_once_on_disk_gets_a_message(registered, site):
     from crawler.frontier import Membership
     from crawler.rules import site_name
-    from tracker.names import job_for_urls
+    from tracker.safe_names import job_for_urls
 
     held = Membership(registered, job_for_urls([site_name(site.url + "/")], [site.url + "/"]))  # the command's job
     held.join()

@@ -17,8 +17,14 @@ from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
-from crawler.middlewares.truncated import REASON, TruncatedMiddleware, TruncatedResponse, stream_ends
-from crawler.spiders.novel import RECEIVED, NovelSpider, classify
+from crawler.meta import RECEIVED
+from crawler.middlewares.truncated import (
+    REASON,
+    TruncatedMiddleware,
+    TruncatedResponse,
+    stream_ends,
+)
+from crawler.spiders.novel import NovelSpider, classify
 from tracker.context import Context
 
 from ..conftest import ROOT

@@ -114,7 +114,7 @@ def registered(settings):
 
 def fptrack(settings, *args, env=None):
     env = {**os.environ, **settings.to_env(), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "tracker.cli", *args], env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "fptrack", *args], env=env, capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
 
 

@@ -7,14 +7,14 @@ import dataclasses
 import os
 import signal
 
-import pytest
-from scrapy.http import HtmlResponse, Request, TextResponse
-
 import fptrack_samples
-from crawler.middlewares.encoding import SITE
-from crawler.middlewares.extract import EXTRACTED, WORKER_DIED, ExtractMiddleware, default_processes
+import pytest
+from scrapy.http import HtmlResponse, TextResponse
+
+from crawler.meta import EXTRACTED, WORKER_DIED
+from crawler.middlewares.extract import ExtractMiddleware, default_processes
 from crawler.spiders.novel import NovelSpider
-from fingerprint.extraction.page import extract
+from pagetext.extraction.page import extract
 from tracker.context import Context
 from web.demo.chapters import chapters_from_folder
 
@@ -34,7 +34,7 @@ def middleware():
 
 
 def _exchange(spider, url="http://novel.test/b/1.html", body=PAGE, callback=None, cls=HtmlResponse):
-    request = Request(url, callback=callback or spider.parse, meta={SITE: next(iter(spider.sites))})
+    request = spider._request(url, next(iter(spider.sites.values())), callback)  # as the spider asks for it
     response = cls(url, body=body.encode("utf-8"), encoding="utf-8", request=request,
                    headers={"Content-Type": "text/html; charset=utf-8"})
     return request, response

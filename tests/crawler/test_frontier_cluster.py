@@ -12,9 +12,16 @@ import time
 
 import pytest
 
-from crawler.frontier import (STALE_AFTER, FrontierUnavailable, Membership, clear_frontier, pending, redis_keys,
-                              spool_files)
-from crawler.spiders.novel import JOINED, LONE
+from crawler.frontier import (
+    STALE_AFTER,
+    FrontierUnavailable,
+    Membership,
+    clear_frontier,
+    pending,
+    redis_keys,
+    spool_files,
+)
+from crawler.spiders.chapters import JOINED, LONE
 from tracker.context import Context
 from tracker.settings import Settings
 from web.demo.chapters import chapters_from_folder

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from fingerprint.extraction.page import Selectors, extract
+from pagetext.extraction.page import Selectors, extract
 from web.demo.chapters import chapters_from_folder
 
 from ..conftest import ROOT

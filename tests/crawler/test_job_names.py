@@ -6,7 +6,7 @@ import pytest
 from crawler.frontier import Membership, clear_frontier, job_dir
 from crawler.rules import RulesError, make_rules
 from fingerprint.errors import InputError
-from tracker.names import JOB_FORM
+from tracker.safe_names import JOB_FORM
 
 from .test_crawl_site import fptrack
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import fptrack_samples
 import pytest
 
-import fptrack_samples
 from tracker.context import Context
 from tracker.store import NotFound
 from web.demo.chapters import chapters_from_folder

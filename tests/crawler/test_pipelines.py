@@ -9,7 +9,8 @@ from scrapy.utils.test import get_crawler
 
 from crawler.counts import by_site
 from crawler.items import PageItem
-from crawler.middlewares.encoding import FORCE_ENCODING, EncodingMiddleware
+from crawler.meta import FORCE_ENCODING
+from crawler.middlewares.encoding import EncodingMiddleware
 from crawler.pipelines.store import StorePipeline
 from crawler.pipelines.validate import ValidatePipeline
 from tracker.context import Context

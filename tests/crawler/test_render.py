@@ -77,7 +77,7 @@ def registered(settings):
 
 def crawl(settings, url, env=None):
     env = {**os.environ, **settings.to_env(), **(env or {})}
-    r = subprocess.run([sys.executable, "-m", "tracker.cli", "crawl", url, *FAST], env=env, capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "fptrack", "crawl", url, *FAST], env=env, capture_output=True,
                        text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 0, f"fptrack crawl exited {r.returncode}:\n{r.stdout}\n{r.stderr}"
     (line,) = r.stdout.splitlines()
@@ -154,7 +154,7 @@ def test_a_static_crawl_starts_no_browser(registered, site, tmp_path):
 
     def crawl_from(path: str) -> dict:
         # Depth 1: the page and the catalogue it links to, whose links are not followed.
-        r = subprocess.run([sys.executable, "-m", "tracker.cli", "crawl", site.url + path, "--depth", "1",
+        r = subprocess.run([sys.executable, "-m", "fptrack", "crawl", site.url + path, "--depth", "1",
                             "--timeout", "5", "--retries", "0", "--delay", "0", "--format", "jsonl", "-q", "--fresh"],
                            env={**os.environ, **registered.to_env(), "FPT_CHROMIUM": str(fake)},
                            capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -192,7 +192,7 @@ def _exchange(crawler, body: str, **meta):
     from scrapy import Request
     from scrapy.http import HtmlResponse
 
-    from crawler.middlewares.encoding import SITE
+    from crawler.meta import SITE
 
     request = Request("http://127.0.0.1/book/1.html", meta={SITE: crawler.site, **meta}, priority=7)
     response = HtmlResponse(request.url, body=body.encode(), encoding="utf-8", request=request)

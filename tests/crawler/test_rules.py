@@ -5,7 +5,14 @@ import json
 
 import pytest
 
-from crawler.rules import RulesError, host_of, load_rules_file, make_rules, rules_for_urls, site_name
+from crawler.rules import (
+    RulesError,
+    host_of,
+    load_rules_file,
+    make_rules,
+    rules_for_urls,
+    site_name,
+)
 
 
 def test_defaults_from_a_start_url():

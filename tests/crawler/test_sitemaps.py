@@ -7,8 +7,14 @@ import pytest
 from scrapy.http import Request
 from scrapy.utils.test import get_crawler
 
-from crawler.middlewares.conditional import CONDITIONAL, ConditionalMiddleware
-from crawler.sitemaps import SitemapError, default_sitemaps, read_sitemap, robots_sitemaps
+from crawler.meta import CONDITIONAL
+from crawler.middlewares.conditional import ConditionalMiddleware
+from crawler.sitemaps import (
+    SitemapError,
+    default_sitemaps,
+    read_sitemap,
+    robots_sitemaps,
+)
 from tracker.store import Page
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from crawler.rules import RulesError, load_rules_file, make_rules
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 
 from .test_crawl_site import fptrack, registered, site  # noqa: F401 - fixtures
 
@@ -34,7 +34,7 @@ def test_sites_add_sets_the_schedule_and_the_listing_shows_it(settings):
 def test_other_options_keep_the_schedule_and_no_recrawl_pauses_it(settings):
     fptrack(settings, "sites", "add", "biquge", "http://www.biquge.test/book/1/", "--hour", "22", "--no-recrawl")
     fptrack(settings, "sites", "add", "biquge", "--content", "#content")
-    store = open_store(None, settings.home)
+    store = store_at(None, settings.home)
     s = store.get_site("biquge")
     store.close()
     assert (s.hour, s.every, s.recrawl, s.rules) == (22, 1, False, {"content": "#content"})
@@ -71,9 +71,9 @@ def test_a_rules_file_carries_the_schedule(tmp_path):
 def test_the_hourly_check_crawls_the_due_site_in_a_child_process_and_matches_its_pages(registered, site):
     from datetime import timedelta
 
-    from tracker.workers import tasks
     from tracker.context import Context
     from tracker.store import now
+    from tracker.workers import tasks
 
     t = now()
     for name, hour in (("due", t.hour), ("later", (t.hour + 12) % 24)):

@@ -11,8 +11,8 @@ from twisted.python.failure import Failure
 
 from crawler.counts import by_site
 from crawler.items import NotModifiedItem, PageItem
-from crawler.middlewares.encoding import FORCE_ENCODING
-from crawler.spiders.novel import PARTS, SITE, NovelSpider, classify
+from crawler.meta import FORCE_ENCODING, PARTS, SITE
+from crawler.spiders.novel import NovelSpider, classify
 
 from ..conftest import ROOT
 

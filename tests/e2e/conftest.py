@@ -61,7 +61,8 @@ def fill_home(home: Path) -> dict[str, str]:
 
         from bench.images import cover, encode
 
-        from tracker.media.images import process_queued_images, register_image
+        from tracker.media.images import register_image
+        from tracker.pipeline import process_queued_images
 
         img, _ = cover(random.Random(5), title="Rain City")
         register_image(ctx, WORK, "cover.png", encode(img))

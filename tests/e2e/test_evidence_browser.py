@@ -10,7 +10,7 @@ import pytest
 from tracker.evidence.package import verify_package
 from tracker.evidence.warc import Exchange, exchange_warc, read_warc
 from tracker.store.evidence import Evidence
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 
 from .conftest import ADMIN, PASSWORD
 from .test_admin_browser import WAIT, check_png, finished_download, page_left
@@ -23,7 +23,7 @@ def test_download_the_evidence_package_of_a_match(driver, live, artifacts, downl
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
-    store = open_store(None, live.home)
+    store = store_at(None, live.home)
     try:
         match = store.matches(sort="-containment", limit=1)[0]
         served = "<html><body>山城的雨下了整整一夜</body></html>".encode("utf-8")

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from tracker.settings import Settings
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 from web.demo.chapters import chapters_from_folder
 from web.demo.server import SampleSite
 
@@ -31,7 +31,7 @@ def manage_live(tmp_path_factory):
 
     home = tmp_path_factory.mktemp("manage") / "home"
     settings = Settings.load({"FPT_HOME": str(home)})
-    store = open_store(None, settings.home)
+    store = store_at(None, settings.home)
     store.upsert_user(new_user(ADMIN, PASSWORD, "admin"))
     store.close()
     app = create_app({"SETTINGS": settings, "FETCH_PRIVATE": True})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from click.testing import CliRunner
 
-from fingerprint.cli import main
+from simtool import main
 from fingerprint.engine import CHANNELS, prepare
 
 TEXT = "山城的雨下了整整一夜。陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的粗茶。" * 20

@@ -14,7 +14,7 @@ from fingerprint.chapters import split_chapters
 from fingerprint.coverage import join_substituted, sentence_starts
 from fingerprint.engine import EngineConfig, judge, prepare, verdict_for, verdict_reason
 from fingerprint.evidence import Run
-from fingerprint.html import html_to_text
+from pagetext.html import html_to_text
 from tests.linear import assert_linear
 
 CONFIG = EngineConfig()

@@ -16,7 +16,7 @@ import pytest
 
 from fingerprint.chapters import split_chapters
 from fingerprint.engine import judge, prepare
-from fingerprint.html import html_to_text, looks_like_html, strip_tags
+from pagetext.html import html_to_text, looks_like_html, strip_tags
 from fingerprint.normalize import normalize
 from fingerprint.pinyin import to_sounds
 from tests.linear import assert_linear
@@ -155,7 +155,7 @@ def test_deep_nesting_beyond_the_parser_limit_is_a_clean_result():
 
 
 def test_charset_labels_are_found_in_linear_time_among_unclosed_meta_tags():
-    from fingerprint.charsets import _META_CHARSET
+    from pagetext.charsets import _META_CHARSET
 
     assert _META_CHARSET.search(b'<meta charset="gbk">').group(1) == b"gbk"
     assert_linear(_META_CHARSET.search, lambda n: b"<meta " * n, 20_000, what="the <meta charset> pattern")

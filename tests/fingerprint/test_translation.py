@@ -181,7 +181,7 @@ def test_any_text_aligns_without_error(text):
 def test_simtool_compare_shows_the_aligned_sentences(tmp_path, liaozhai):
     from click.testing import CliRunner
 
-    from fingerprint.cli import main
+    from simtool import main
 
     pair = liaozhai[4]
     (tmp_path / "zh.txt").write_text(pair.zh_text, encoding="utf-8")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from fingerprint.extraction.page import KINDS, extract, remove_site_lines
-from fingerprint.html import html_to_text, looks_like_html, strip_tags
+from pagetext.extraction.page import KINDS, extract, remove_site_lines
+from pagetext.html import html_to_text, looks_like_html, strip_tags
 from tests.fuzz.strategies import hostile_texts, markup, urls
 
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fingerprint.chapters import split_chapters
-from fingerprint.encoding import decode_bytes
+from pagetext.encoding import decode_bytes
 from fingerprint.engine import judge, prepare
 from fingerprint.errors import InputError
 from fingerprint.normalize import LONG_WORD, normalize

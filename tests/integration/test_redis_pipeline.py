@@ -53,7 +53,7 @@ def test_redis_index_gives_the_embedded_results_and_survives_a_flush(redis_setti
 def test_unreachable_redis_is_a_clear_error(tmp_path):
     from click.testing import CliRunner
 
-    from tracker.cli import main
+    from fptrack.cli import main
 
     env = {"FPT_HOME": str(tmp_path), "FPT_REDIS_URL": "redis://127.0.0.1:1/0"}
     r = CliRunner().invoke(main, ["add-work", "山城旧事", str(SAMPLES / "originals")], env=env)

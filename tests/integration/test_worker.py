@@ -24,13 +24,14 @@ from tracker.workers.app import create_celery
 from tracker.workers.queue import dispatch_pages
 
 from ..conftest import ROOT, need, redis_url
+from ..task_delay import PRELUDE
 from ..tracker.test_tasks import ADS_ONLY, CHAPTERS, PIRATED, WORK
 
 BROKER = os.environ.get("FPT_TEST_BROKER_URL", redis_url(14))
 VISIBILITY_TIMEOUT = 4  # seconds before an unacknowledged task is delivered again
 
 # A worker built like `fptrack worker`, with the test's Celery settings (private queue, key prefix).
-WORKER = """
+WORKER = PRELUDE + """
 import json, sys
 from tracker.workers.app import create_celery
 from tracker.settings import Settings

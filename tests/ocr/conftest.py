@@ -32,7 +32,7 @@ def fonts() -> tuple[str, ...]:
 
 
 def _engine(name: str):
-    from fingerprint.ocr.engines import EngineMissing, make_engine
+    from ocr.engines import EngineMissing, make_engine
 
     try:
         return make_engine(name, threads=1)

@@ -1,4 +1,4 @@
-"""fingerprint.ocr.engines: the two backends, lazy imports, clear errors, and the
+"""ocr.engines: the two backends, lazy imports, clear errors, and the
 chosen engine's accuracy on a rendered paragraph (the bound measured in docs/ocr.md)."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 
 from bench.pictures.render import Style, render_chapter
 from fingerprint.errors import FingerprintError
-from fingerprint.ocr.engines import EngineMissing, TesseractEngine, make_engine
-from fingerprint.ocr.lookalike import fold
-from fingerprint.ocr.read import read_picture
-from fingerprint.ocr.score import align, cer
+from ocr.engines import EngineMissing, TesseractEngine, make_engine
+from ocr.lookalike import fold
+from ocr.read import read_picture
+from ocr.score import align, cer
 
 from ..conftest import ROOT
 from .conftest import PARAGRAPH
@@ -35,8 +35,8 @@ STYLES = {
 
 
 def test_importing_the_ocr_package_loads_no_engine():
-    code = ("import importlib, pkgutil, sys, fingerprint.ocr as o\n"
-            "for m in pkgutil.walk_packages(o.__path__, 'fingerprint.ocr.'): importlib.import_module(m.name)\n"
+    code = ("import importlib, pkgutil, sys, ocr as o\n"
+            "for m in pkgutil.walk_packages(o.__path__, 'ocr.'): importlib.import_module(m.name)\n"
             "print(','.join(sorted(n for n in ('onnxruntime', 'cv2', 'rapidocr_onnxruntime', 'pytesseract') "
             "if n in sys.modules)))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
@@ -82,7 +82,7 @@ def test_rapidocr_reads_with_the_network_cut_off(fonts, rapidocr):
     code = ("import sys; sys.path.insert(0, '.')\n"
             "from PIL import Image, ImageDraw\n"
             "from bench.pictures.render import font\n"
-            f"from fingerprint.ocr.engines import RapidOcrEngine\n"
+            f"from ocr.engines import RapidOcrEngine\n"
             "im = Image.new('RGB', (600, 120), 'white')\n"
             f"ImageDraw.Draw(im).text((20, 30), '天快亮的时候雨停了', font=font({fonts[0]!r}, 44), fill='black')\n"
             "print(''.join(l.text for l in RapidOcrEngine().read(im)))\n")

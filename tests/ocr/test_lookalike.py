@@ -1,11 +1,11 @@
-"""fingerprint.ocr.lookalike: shape look-alikes folded to one representative."""
+"""ocr.lookalike: shape look-alikes folded to one representative."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, strategies as st
 
 from fingerprint.errors import InputError
-from fingerprint.ocr.lookalike import canonical, fold, parse, table
+from ocr.lookalike import canonical, fold, parse, table
 
 
 @pytest.mark.parametrize("group", ["己已巳", "未末", "人入", "土士", "日曰", "戊戌戍", "大太犬", "王玉", "冶治"])

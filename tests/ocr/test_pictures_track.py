@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from bench.pictures.render import Style, render_chapter, render_textless
-from fingerprint.cli import main
+from simtool import main
 
 from .conftest import PARAGRAPH
 

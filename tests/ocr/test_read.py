@@ -1,4 +1,4 @@
-"""fingerprint.ocr.bounds and .read: long pictures in overlapping tiles, within bounds."""
+"""ocr.bounds and .read: long pictures in overlapping tiles, within bounds."""
 from __future__ import annotations
 
 import io
@@ -9,10 +9,10 @@ from PIL import Image
 
 from bench.pictures.render import Style, render_chapter
 from fingerprint.errors import InputError, ParameterError
-from fingerprint.ocr.bounds import Bounds, tiles
-from fingerprint.ocr.read import read_picture, reading_order
-from fingerprint.ocr.engines import Line
-from fingerprint.ocr.score import align, comparable
+from ocr.bounds import Bounds, tiles
+from ocr.read import read_picture, reading_order
+from ocr.engines import Line
+from ocr.score import align, comparable
 
 from .conftest import PARAGRAPH
 

@@ -1,11 +1,11 @@
-"""fingerprint.ocr.score: character error rate and the alignment behind it."""
+"""ocr.score: character error rate and the alignment behind it."""
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, strategies as st
 
 from fingerprint.errors import ParameterError
-from fingerprint.ocr.score import MAX_CHARS, align, cer, comparable, distance
+from ocr.score import MAX_CHARS, align, cer, comparable, distance
 
 CHARS = st.text(alphabet="天地玄黄宇宙洪荒日月盈昃ab1", max_size=40)
 

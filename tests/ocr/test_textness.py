@@ -1,4 +1,4 @@
-"""fingerprint.ocr.textness: pictures of text found, photos and covers left alone."""
+"""ocr.textness: pictures of text found, photos and covers left alone."""
 from __future__ import annotations
 
 import random
@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from bench.pictures.render import THEMES, Style, render_chapter, render_textless
-from fingerprint.ocr.textness import textness
+from ocr.textness import textness
 
 from .conftest import PARAGRAPH
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fingerprint.encoding import cjk_score, decode, decode_bytes, declared_charsets
 from fingerprint.errors import InputError
+from pagetext.encoding import cjk_score, declared_charsets, decode, decode_bytes
 
 SIMPLIFIED = [
     "话说天下大势，分久必合，合久必分。",

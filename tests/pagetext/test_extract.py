@@ -1,4 +1,4 @@
-"""fingerprint.extraction.page: the chapter in a pirate page, without the site around it, and where the page leads."""
+"""pagetext.extraction.page: the chapter in a pirate page, without the site around it, and where the page leads."""
 from __future__ import annotations
 
 import re
@@ -11,8 +11,15 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse
 
 from fingerprint.chapters import split_chapters
-from fingerprint.extraction import page as extract_module
-from fingerprint.extraction.page import KINDS, Extracted, Selectors, extract, is_chapter_text, remove_site_lines
+from pagetext.extraction import page as extract_module
+from pagetext.extraction.page import (
+    KINDS,
+    Extracted,
+    Selectors,
+    extract,
+    is_chapter_text,
+    remove_site_lines,
+)
 from tests.conftest import ROOT
 from web.demo.build import build_site
 from web.demo.chapters import chapters_from_folder
@@ -346,7 +353,7 @@ def test_scrapy_response_text(encoding, declare):
 
 
 def test_importing_extract_loads_no_scrapy():
-    code = "import sys, fingerprint.extraction.page; print('scrapy' in sys.modules)"
+    code = "import sys, pagetext.extraction.page; print('scrapy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "False"
 

@@ -10,7 +10,7 @@ import pytest
 
 from crawler.rules import make_rules
 from crawler.urls import normalize_url, trap_reason, url_pattern
-from fingerprint.extraction.page import extract, remove_site_lines
+from pagetext.extraction.page import extract, remove_site_lines
 from tests.linear import assert_linear
 from tests.steady_memory import steady_allocator
 

@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from fingerprint.extraction.lines import footnote_marks, has_site_address, is_site_line, recurring
-from fingerprint.extraction.page import extract, remove_site_lines
+from pagetext.extraction.lines import (
+    footnote_marks,
+    has_site_address,
+    is_site_line,
+    recurring,
+)
+from pagetext.extraction.page import extract, remove_site_lines
 from tests.linear import assert_linear
 
 URL = "https://novels.example/book/3/45.html"
@@ -362,7 +367,8 @@ def test_the_spider_stores_each_chapter_of_a_whole_work_page_as_its_own_page():
     from scrapy.utils.test import get_crawler
 
     from crawler.items import PageItem
-    from crawler.spiders.novel import SITE, NovelSpider
+    from crawler.meta import SITE
+    from crawler.spiders.novel import NovelSpider
 
     spider = NovelSpider.from_crawler(get_crawler(NovelSpider, {"LOG_LEVEL": "WARNING"}), urls="http://novels.test/")
     url = "http://novels.test/book/3/all.html"

@@ -1,4 +1,4 @@
-"""Lines a site repeats on many of its pages (fingerprint.extraction.sitememory.SiteLines).
+"""Lines a site repeats on many of its pages (pagetext.extraction.sitememory.SiteLines).
 
 The pages are written for the test: chapters of one made-up site, each with its own story
 lines and the same watermark line the site prints on every page.
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from fingerprint.extraction.sitememory import SiteLines
+from pagetext.extraction.sitememory import SiteLines
 
 WATERMARK = "云起书院倾情连载长篇佳作敬请期待"
 
@@ -68,7 +68,8 @@ def test_the_spider_drops_a_sites_repeated_line_from_the_chapters_that_follow():
     from scrapy.utils.test import get_crawler
 
     from crawler.items import PageItem
-    from crawler.spiders.novel import SITE, NovelSpider
+    from crawler.meta import SITE
+    from crawler.spiders.novel import NovelSpider
 
     spider = NovelSpider.from_crawler(get_crawler(NovelSpider, {"LOG_LEVEL": "WARNING"}), urls="http://novels.test/")
     site = next(iter(spider.sites))

@@ -1,12 +1,12 @@
-"""Text the page's own CSS hides is not the page's text (fingerprint.visibility, through fingerprint.html)."""
+"""Text the page's own CSS hides is not the page's text (pagetext.visibility, through pagetext.html)."""
 from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
 
-from fingerprint import visibility
-from fingerprint.cli import main
-from fingerprint.html import block_text, drop_hidden, html_to_text, parse_html
+from pagetext import visibility
+from pagetext.html import block_text, drop_hidden, html_to_text, parse_html
+from simtool import main
 from web.demo.chapters import chapters_from_folder
 
 from ..conftest import ROOT

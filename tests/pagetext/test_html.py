@@ -5,7 +5,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fingerprint.html import html_to_text, looks_like_html, parse_html, remove_furniture, strip_tags
+from pagetext.html import (
+    html_to_text,
+    looks_like_html,
+    parse_html,
+    remove_furniture,
+    strip_tags,
+)
 
 LINES = [
     "诗曰：混沌未分天地乱，茫茫渺渺无人见。",

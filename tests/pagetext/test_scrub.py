@@ -2,7 +2,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fingerprint.scrub import scrub, scrub_value
+from pagetext.scrub import scrub, scrub_value
 
 
 def test_lone_surrogates_become_replacement_characters_and_are_counted():

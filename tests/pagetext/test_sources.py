@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from fingerprint.errors import InputError
 from fingerprint.models import Skipped
-from fingerprint.sources import ReadReport, read_documents, read_text
+from pagetext.sources import ReadReport, read_documents, read_text
 
 ZH = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。"
 ZH_TRAD = "話說天下大勢，分久必合，合久必分。周末七國分爭，並入於秦。"

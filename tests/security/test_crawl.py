@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 def crawl(settings, allow: str, url: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("FPT_FETCH_ALLOW", "FPT_WEB_FETCH_PRIVATE")}
     env.update({"FPT_HOME": str(settings.home), "FPT_FETCH_ALLOW": allow})
-    r = subprocess.run([sys.executable, "-m", "tracker.cli", "crawl", url, *FAST, "--format", "jsonl", "-q"],
+    r = subprocess.run([sys.executable, "-m", "fptrack", "crawl", url, *FAST, "--format", "jsonl", "-q"],
                        env=env, capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert "Traceback" not in r.stderr, r.stderr
     (line,) = r.stdout.splitlines()

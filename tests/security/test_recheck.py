@@ -48,7 +48,7 @@ def test_a_cut_answer_is_one_unreachable_page_and_the_next_pages_are_rechecked(c
 def test_recheck_on_the_command_line_goes_on_after_a_cut_answer(ctx, settings, serve, monkeypatch):
     from click.testing import CliRunner
 
-    from tracker.cli import main
+    from fptrack.cli import main
 
     monkeypatch.setenv("FPT_FETCH_ALLOW", "127.0.0.1/32")
     site = serve(routes({"/1.html": cut_chunked(), "/2.html": answer(b"<h1>gone</h1>", "404 Not Found")}))

@@ -92,7 +92,7 @@ def test_notify_send_goes_on_after_a_receiver_cuts_its_answer(tmp_path, serve, m
 def test_notify_send_on_the_command_line_goes_on_and_says_why_in_one_line(tmp_path, serve, monkeypatch):
     from click.testing import CliRunner
 
-    from tracker.cli import main
+    from fptrack.cli import main
     from tracker.context import Context
 
     monkeypatch.setenv("FPT_HOME", str(tmp_path))

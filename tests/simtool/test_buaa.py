@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fingerprint import buaa, buaa_files, buaa_simhash
+from simtool import buaa, buaa_files, buaa_simhash
 from fingerprint.errors import FingerprintError, InputError, ParameterError
 
 # ----------------------------------------------------------------------------- a hand-made course folder

@@ -5,7 +5,7 @@ import os
 import pytest
 from click.testing import CliRunner
 
-from fingerprint.cli import main
+from simtool import main
 
 from ..conftest import ROOT
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fingerprint.cli import main
+from simtool import main
 
 from .test_buaa import TINY, TINY_RESULT, write_course
 

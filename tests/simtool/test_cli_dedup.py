@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from fingerprint.cli import main
+from simtool import main
 
 POEM = "天地玄黄，宇宙洪荒。日月盈昃，辰宿列张。寒来暑往，秋收冬藏。闰余成岁，律吕调阳。云腾致雨，露结为霜。金生丽水，玉出昆冈。" * 4
 OTHER = "学而时习之，不亦说乎？有朋自远方来，不亦乐乎？人不知而不愠，不亦君子乎？" * 4
@@ -93,7 +93,7 @@ def test_sdbm_hash_clusters_copies_and_gives_other_fingerprints(tmp_path):
 
     from click.testing import CliRunner
 
-    from fingerprint.cli import main
+    from simtool import main
 
     story = "陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的粗茶，眼睛却一直望着对面那条通往码头的窄巷。" * 4
     other = "为期三天的秋季农产品交易会于昨日下午在市会展中心闭幕，据组委会介绍本届交易会吸引了三百余家企业参展。" * 4

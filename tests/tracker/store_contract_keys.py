@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tracker.store import NotFound
-from tracker.store.keys import SigningKey
+from tracker.store.signing_keys import SigningKey
 
 from .store_contract import T0, at
 

@@ -4,7 +4,7 @@ import json
 
 from click.testing import CliRunner
 
-from tracker.cli import main
+from fptrack.cli import main
 
 from .conftest import SAMPLES
 
@@ -113,11 +113,11 @@ def test_report_counts_excerpts_apart_and_only_the_copies_still_up(settings):
     import io
 
     from tracker.store import MatchRecord
-    from tracker.store.open import open_store
+    from tracker.store.open import store_at
 
     env = {"FPT_HOME": str(settings.home)}
     run("add-work", "山城旧事", SAMPLES / "originals", "--author", "林岚", env=env)
-    store = open_store(None, settings.home)
+    store = store_at(None, settings.home)
     try:
         chapters = [c.key for c in store.chapters(work="山城旧事")]
         for i, (key, verdict, status) in enumerate(zip(chapters, ("duplicate", "excerpt", "contains"),

@@ -10,7 +10,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.discovery.discover import DiscoverySettings, discover, plan_queries
 from tracker.discovery.providers import HTTPSearchProvider, SearchError, config_from
 from tracker.registry import register_work

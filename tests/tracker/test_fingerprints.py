@@ -69,7 +69,7 @@ def test_records_written_before_the_translation_channel_still_read():
 
 
 def test_the_translation_channel_and_its_key_constants_change_the_hash(monkeypatch):
-    from fingerprint.translation import keys as tk
+    from fingerprint.translation import index_keys as tk
 
     full = EngineConfig()
     before = EngineConfig(channels=("simhash", "minhash", "pinyin", "winnow"))

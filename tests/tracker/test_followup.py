@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from click.testing import CliRunner
 
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.followup.recheck import PoliteClient, recheck, stats
 from tracker.pipeline import process_page, process_queued
 from tracker.registry import register_work

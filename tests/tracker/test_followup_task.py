@@ -12,7 +12,7 @@ from tracker.settings import Settings
 from tracker.store import Page, StoreError
 from tracker.workers import tasks
 from tracker.workers.app import create_celery
-from tracker.workers.names import FOLLOWUP
+from tracker.workers.task_names import FOLLOWUP
 
 from .conftest import SAMPLES
 from .fixture_site import pirate_site, webhook_receiver

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from fingerprint.errors import InputError
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.pipeline import ingest, process_queued
 from tracker.registry import register_work
 from tracker.store import BadRecord, Page

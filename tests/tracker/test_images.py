@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from bench.images import cover, encode, transforms
-from fingerprint.plural import counted
-from tracker.cli import main
+from clikit.plural import counted
+from fptrack.cli import main
 from tracker.context import Context
-from tracker.media.images import MAX_IMAGE_BYTES, process_queued_images, register_image
-from tracker.pipeline import ingest
+from tracker.media.images import MAX_IMAGE_BYTES, register_image
+from tracker.pipeline import ingest, process_queued_images
 from tracker.registry import register_work
 from tracker.settings import Settings
 from tracker.store import PageImage
@@ -84,7 +84,8 @@ def test_every_copy_is_found_and_no_look_alike(ctx, tmp_path, art):
     report = ingest(ctx, [str(pages)], site="pirate")
     assert len(report.images) == len(copies) + len(negatives) + 1 and not report.queued
     counts = process_queued_images(ctx)
-    assert counts == {"done": len(copies) + len(negatives), "failed": 1, "matches": len(copies)}
+    assert counts == {"done": len(copies) + len(negatives), "failed": 1, "matches": len(copies),
+                      "pictures read": 0, "picture matches": 0}
     found = {m.image: m.work_image for m in ctx.store.image_matches()}
     assert found == {f"{k}.jpg": f"山城旧事/{name}.png" for k, (_, name) in copies.items()}
     assert all(m.site == "pirate" and m.work == "山城旧事" for m in ctx.store.image_matches())

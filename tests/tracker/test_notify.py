@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings as hyp_settings
 from hypothesis import strategies as st
 
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.followup.notify import send_pending
 from tracker.pipeline import process_page
 from tracker.registry import register_work

@@ -35,7 +35,7 @@ def _jpeg(image, quality: int = 85) -> bytes:
 def rendered():
     """Chapter 2 of the sample work drawn as two pictures (dark theme, a site's watermark), and a photo."""
     try:
-        from fingerprint.ocr.engines import EngineMissing, make_engine
+        from ocr.engines import EngineMissing, make_engine
 
         make_engine("rapidocr", threads=1)
     except EngineMissing as e:

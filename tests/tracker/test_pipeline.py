@@ -1,6 +1,6 @@
 import shutil
 
-from fingerprint.sources import read_documents
+from pagetext.sources import read_documents
 from fingerprint.track import track
 from tracker.context import Context
 from tracker.pipeline import EMPTY_REASON, ingest, process_page, process_queued, reindex

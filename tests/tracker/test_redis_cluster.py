@@ -13,7 +13,7 @@ import redis
 from click.testing import CliRunner
 
 from fingerprint.index import IndexParams, MemoryIndex
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.context import Context
 from tracker.pipeline import ingest, process_page, process_queued
 from tracker.redisindex import RedisIndex, connect

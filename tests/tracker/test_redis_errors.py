@@ -18,7 +18,7 @@ import redis
 from click.testing import CliRunner
 
 from fingerprint.index import IndexParams
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.redis_client import RedisUnavailable, connect
 from tracker.redisindex import IndexUnavailable, RedisIndex
 from tracker.settings import Settings

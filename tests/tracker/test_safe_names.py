@@ -1,8 +1,8 @@
-"""tracker.names: job and site names, and paths that must stay inside their folder."""
+"""tracker.safe_names: job and site names, and paths that must stay inside their folder."""
 import pytest
 
 from fingerprint.errors import InputError
-from tracker.names import JOB_FORM, check_job, clean_site_name, inside, job_for_sites, job_for_urls
+from tracker.safe_names import JOB_FORM, check_job, clean_site_name, inside, job_for_sites, job_for_urls
 
 
 @pytest.mark.parametrize("name", ["biquge", "127.0.0.1_8123", "a.b-c_d+e", "山城", "x" * 120, "_x", "-x"])

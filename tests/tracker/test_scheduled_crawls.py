@@ -77,7 +77,7 @@ def test_the_hourly_check_crawls_only_the_sites_due(app, store, launched, monkey
     assert check(app, monkeypatch, at(25, 3)) == {"due": ["daily", "weekly"], "stored": 2}
     (cmd,) = launched
     assert sites_of(cmd) == ["daily", "weekly"] and "--all-sites" not in cmd
-    assert cmd[1:3] == ["-m", "crawler"] and "--no-process" not in cmd  # the crawl sends its pages on
+    assert cmd[1:4] == ["-m", "fptrack", "crawl"] and "--no-process" not in cmd  # the crawl sends its pages on
     assert check(app, monkeypatch, at(25, 4)) == {"due": [], "stored": 0}
     assert check(app, monkeypatch, at(25, 5)) == {"due": ["at-five"], "stored": 1}
     assert [sites_of(c) for c in launched] == [["daily", "weekly"], ["at-five"]]

@@ -11,7 +11,7 @@ import pytest
 from fingerprint.models import Document
 from fingerprint.track import Tracker
 from tracker.store.mongo import MongoStore
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 
 from .store_contract import match
 
@@ -20,7 +20,7 @@ CHAPTER = "陈守义坐在茶馆靠窗的位置，看着街上来往的行人。
 
 @pytest.fixture(params=["sqlite", "mongo"])
 def store(request, tmp_path):
-    s = open_store(None, tmp_path) if request.param == "sqlite" else MongoStore(client=mongomock.MongoClient(),
+    s = store_at(None, tmp_path) if request.param == "sqlite" else MongoStore(client=mongomock.MongoClient(),
                                                                                   db="fptrack_test")
     yield s
     s.close()
@@ -54,7 +54,7 @@ def test_a_whole_share_stays_a_float_and_a_count_written_as_a_float_reads_as_an_
 
 
 def test_counts_stored_as_floats_before_this_read_as_integers(tmp_path):
-    s = open_store(None, tmp_path)
+    s = store_at(None, tmp_path)
     s.upsert_match(match())
     # a row as an earlier version wrote it
     s._conn.execute("UPDATE matches SET scores = ?", ('{"longest_run": 4070.0, "winnow": 1.0}',))

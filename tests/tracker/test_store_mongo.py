@@ -14,7 +14,7 @@ from pymongo.errors import AutoReconnect, DuplicateKeyError, ServerSelectionTime
 from tracker.store import StoreError, Work, content_hash
 from tracker.store.mongo import connection as mongo_module
 from tracker.store.mongo import MongoStore, redact
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 
 from .store_contract import T0, ReportContract, StoreContract, chapter, fingerprint, match, page
 from .store_contract_discovery import DiscoveryContract
@@ -183,7 +183,7 @@ def test_open_store_with_url_is_mongo(monkeypatch, tmp_path):
         return mongomock.MongoClient()
 
     monkeypatch.setattr(mongo_module, "MongoClient", fake_client)
-    s = open_store("mongodb://db.example:27017", tmp_path / "home", db="other")
+    s = store_at("mongodb://db.example:27017", tmp_path / "home", db="other")
     assert isinstance(s, MongoStore)
     assert made == [("mongodb://db.example:27017", {"serverSelectionTimeoutMS": 3000, "tz_aware": True})]
     assert s._db.name == "other"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tracker.store import NotFound, StoreError, Work
-from tracker.store.open import SQLITE_NAME, open_store
+from tracker.store.open import SQLITE_NAME, open_store, store_at
 from tracker.store.sqlite import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteStore
 
 from .store_contract import ReportContract, StoreContract, T0, chapter, fingerprint, match, page
@@ -247,16 +247,27 @@ def test_two_processes_share_the_file(tmp_path):
 
 def test_open_store_without_url_is_sqlite_in_home(tmp_path):
     home = tmp_path / "a" / "b"
-    s = open_store(None, home)
+    s = store_at(None, home)
     try:
         assert isinstance(s, SQLiteStore)
         assert Path(s.path) == home / SQLITE_NAME and (home / SQLITE_NAME).is_file()
         s.upsert_work(Work(id="w", title="t"))
     finally:
         s.close()
-    s = open_store("", home)  # an empty URL means "not set"
+    s = store_at("", home)  # an empty URL means "not set"
     try:
         assert isinstance(s, SQLiteStore) and [w.id for w in s.works()] == ["w"]
+    finally:
+        s.close()
+
+
+def test_open_store_opens_what_the_settings_name(tmp_path):
+    from tracker.settings import Settings
+
+    home = tmp_path / "home"
+    s = open_store(Settings.load({"FPT_HOME": str(home), "FPT_MONGO_URL": ""}))
+    try:
+        assert isinstance(s, SQLiteStore) and Path(s.path) == home / SQLITE_NAME
     finally:
         s.close()
 
@@ -265,7 +276,7 @@ def test_open_store_home_not_creatable(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(StoreError, match="FPT_HOME"):
-        open_store(None, blocker / "home")
+        store_at(None, blocker / "home")
 
 
 def test_threads_read_side_by_side_while_one_writes(tmp_path):

@@ -24,6 +24,7 @@ from tracker.workers.app import create_celery
 from tracker.workers.queue import dispatch_pages
 
 from ..conftest import ROOT, need, redis_settings_for, redis_url
+from ..task_delay import ENV, PRELUDE
 from .test_tasks import ADS_ONLY, CHAPTERS, PIRATED, WORK
 
 BROKER = os.environ.get("FPT_TEST_BROKER_URL", redis_url(14))
@@ -89,7 +90,8 @@ class Workers:
 
     def start(self, n: int) -> None:
         fptrack = Path(sys.executable).with_name("fptrack")
-        cmd = [str(fptrack)] if fptrack.exists() else [sys.executable, "-c", "from tracker.cli import main; main()"]
+        cmd = [str(fptrack)] if fptrack.exists() and ENV not in self.env else [
+            sys.executable, "-c", PRELUDE + "from fptrack.cli import main; main()"]
         for i in range(n):
             with open(self.log_path(i), "wb") as log:
                 self.procs.append(subprocess.Popen(

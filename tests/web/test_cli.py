@@ -3,7 +3,7 @@ import pytest
 from click.testing import CliRunner
 
 from tracker.settings import Settings
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 from web import cli
 
 
@@ -19,7 +19,7 @@ def run(command, args, env, input=None):
 
 
 def stored(env):
-    return open_store(None, Settings.load(env).home)
+    return store_at(None, Settings.load(env).home)
 
 
 def test_every_command_has_help_with_an_example():

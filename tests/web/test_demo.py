@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 def demo(home, *args):
     env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}
     env["FPT_HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "tracker.cli", "demo", *args], env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "fptrack", "demo", *args], env=env, capture_output=True,
                           text=True, timeout=300, cwd=ROOT)
 
 

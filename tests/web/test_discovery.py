@@ -225,9 +225,9 @@ def test_search_now_runs_discovery_for_the_work_in_the_background_and_the_page_s
     from tests.tracker.test_discovery import ORIGINALS, chapter_page, originals
     from tracker.context import Context
     from tracker.registry import register_work
-    from tracker.store.open import open_store
+    from tracker.store.open import store_at
 
-    store = open_store(None, settings.home)  # the store the child opens too
+    store = store_at(None, settings.home)  # the store the child opens too
     ctx = Context(settings, store=store)
     register_work(ctx, "山城旧事", str(ORIGINALS), author="林岚")
     store.upsert_user(User(name="admin", password_hash=generate_password_hash(PASSWORD, "pbkdf2:sha256:1000"),

@@ -16,7 +16,7 @@ from tracker.evidence.package import verify_package
 from tracker.evidence.warc import Exchange, exchange_warc, read_warc
 from tracker.store import MatchRecord, Page
 from tracker.store.evidence import Evidence
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 from web.evidence.cli import evidence as evidence_command
 from web.evidence.package import NothingToPack, build_package, select_page, select_work_site
 from web.reports.catalog import ChapterCatalog
@@ -206,7 +206,7 @@ def test_the_web_package_takes_sender_contact_and_excerpts_as_the_command_does(v
 
 
 def test_the_command_includes_excerpts_when_asked(home, tmp_path):
-    s = open_store(None, Path(home["FPT_HOME"]))
+    s = store_at(None, Path(home["FPT_HOME"]))
     blog_excerpt(s)
     s.close()
     out = str(tmp_path / "p.zip")
@@ -248,7 +248,7 @@ def test_the_evidence_page_links_to_the_package(admin):
 
 @pytest.fixture
 def home(settings, tmp_path):
-    s = open_store(None, settings.home)
+    s = store_at(None, settings.home)
     fill(s)
     keep_warc(s)
     s.close()
@@ -294,7 +294,7 @@ def test_the_command_says_what_is_wrong(home, tmp_path):
     assert unreviewed.output == ("Error: no confirmed matches of 《山城旧事》 on biquge (2 new matches await review): "
                                  "confirm them on the Matches page or with `fptrack set-status PAGE CHAPTER confirmed` "
                                  "first\n")
-    s = open_store(None, Path(home["FPT_HOME"]))
+    s = store_at(None, Path(home["FPT_HOME"]))
     confirm_both(s)
     s.close()
     work = run(["--work", "山城旧事", "--site", "biquge", "-o", out, "--no-pdf"], home)

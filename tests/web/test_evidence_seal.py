@@ -15,7 +15,7 @@ from tests.conftest import need
 from tests.tracker.tsa import LocalTsa, openssl
 from tracker.evidence.package import MANIFEST, verify_package, write_package
 from tracker.evidence.signing import SIGNATURE, fingerprint, load_public_key
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 from tracker.store.tenancy import Organisation
 
 from .test_evidence_package import PAGE, home, keep_warc, run  # noqa: F401 (home: a fixture)
@@ -76,7 +76,7 @@ def test_a_rewritten_manifest_fails_with_a_clear_line(home, tmp_path):
 
 
 def test_another_organisations_key_fails(home, tmp_path):
-    s = open_store(None, Path(home["FPT_HOME"]))
+    s = store_at(None, Path(home["FPT_HOME"]))
     s.upsert_org(Organisation("north"))
     s.close()
     out = make(home, tmp_path)

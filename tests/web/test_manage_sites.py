@@ -10,7 +10,7 @@ from werkzeug.security import generate_password_hash
 
 from tests.conftest import ROOT
 from tracker.store import User
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 from web import create_app
 from web.demo.chapters import chapters_from_folder
 from web.demo.server import SampleSite
@@ -30,7 +30,7 @@ def site():
 @pytest.fixture
 def home_store(settings):
     """The store the settings name, as a crawl's child process opens it."""
-    s = open_store(None, settings.home)
+    s = store_at(None, settings.home)
     for name, role in (("admin", "admin"), ("viewer", "viewer")):
         s.upsert_user(User(name=name, password_hash=generate_password_hash(PASSWORD, "pbkdf2:sha256:1000"), role=role))
     yield s

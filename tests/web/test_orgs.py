@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from werkzeug.security import generate_password_hash
 
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.store import Chapter, MatchRecord, Page, Site, User, Work
 from tracker.store.tenancy import DEFAULT_ORG, Organisation
 

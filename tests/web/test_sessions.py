@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from tracker.settings import SettingsError
-from tracker.store.open import open_store
+from tracker.store.open import store_at
 from web import cli, create_app
 from web.auth.sessions import TOUCH_EVERY, session_id
 
@@ -38,7 +38,7 @@ def clock():
 @pytest.fixture
 def store(settings):
     """The store `fptrack user ...` opens too (FPT_HOME's), so the commands and the app share it."""
-    s = open_store(None, settings.home)
+    s = store_at(None, settings.home)
     fill(s)
     yield s
     s.close()

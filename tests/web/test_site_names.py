@@ -2,7 +2,7 @@
 with the rule and a valid name, nothing stored."""
 from __future__ import annotations
 
-from tracker.names import SITE_FORM
+from tracker.safe_names import SITE_FORM
 
 from .conftest import csrf_token, login
 from .test_manage_sites import BASIC, add, api, app, home_store, site  # noqa: F401 - fixtures

@@ -8,7 +8,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from tracker.cli import main
+from fptrack.cli import main
 from tracker.store import Store
 from tracker.tenancy.tokens import create_token, token_hash
 

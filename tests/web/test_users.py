@@ -353,10 +353,10 @@ def test_an_unknown_user_is_404(app, store):
 def test_the_command_line_lists_the_last_sign_in_too(settings):
     from click.testing import CliRunner
 
-    from tracker.cli import main
-    from tracker.store.open import open_store
+    from fptrack.cli import main
+    from tracker.store.open import store_at
 
-    home = open_store(None, settings.home)  # the store `fptrack` opens
+    home = store_at(None, settings.home)  # the store `fptrack` opens
     for name in ("ann", "bob"):
         add_user(home, name, "admin", DEFAULT_ORG)
     home.record_login("bob", True, max_failures=5, lock_for=timedelta(minutes=1), at=now())

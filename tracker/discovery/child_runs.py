@@ -19,7 +19,7 @@ from typing import Any
 
 from .. import child_jobs
 from ..child_jobs import now_text, running
-from ..names import inside
+from ..safe_names import inside
 from ..settings import Settings
 
 MARKER = b"tracker.discovery.child_runs"  # in the command line of a run's process

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import click
 
-from fingerprint.cells import json_text, printable
-from fingerprint.cli.common import note, quiet_option, write_records
-from fingerprint.plural import counted
+from clikit.cells import json_text, printable
+from clikit.common import note, quiet_option, write_records
+from clikit.plural import counted
 
 from ..cli import click_errors, open_context
 from .discover import DiscoveryError, DiscoverySettings, discover as run_discovery

@@ -20,17 +20,15 @@ Settings come from FPT_* variables or the [discovery] table of the FPT_CONFIG fi
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
-import subprocess
-import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..sites.child_crawl import crawl_in_child
 from ..sites.scope import start_urls_cover
 from ..store import NotFound, Site, Work, now
 from ..store.discovery import DiscoveredUrl, DiscoveryQuery, DiscoveryRun
@@ -357,32 +355,21 @@ def credit(outcomes: Iterable[QueryOutcome], tracked: Sequence[Site]) -> None:
 
 def crawl(fpt_settings, outcomes: Sequence[QueryOutcome], tracked: Sequence[Site], settings: DiscoverySettings,
           options: Sequence[str] = ()) -> tuple[dict[str, dict[str, int]], str]:
-    """Crawl every new URL in one child process (`python -m crawler`, which groups them by site
-    and applies a tracked site's rules to its URLs), at the discovery depth, with a page budget
-    of FPT_DISCOVERY_MAX_PAGES per site; returns the counts per site and a failure's line."""
+    """Crawl every new URL in one child process (tracker.sites.child_crawl: `fptrack crawl`, which
+    groups them by site and applies a tracked site's rules to its URLs), at the discovery depth, with
+    a page budget of FPT_DISCOVERY_MAX_PAGES per site; returns the counts per site and a failure's line."""
     urls = list(dict.fromkeys(u for o in outcomes for u in o.new))
     sites = {site_of(u, tracked) for u in urls}
-    cmd = [sys.executable, "-m", "crawler", *urls, "--depth", str(settings.discovery_depth),
-           "--max-pages", str(settings.discovery_max_pages * len(sites)), "--job", "discovery", "--fresh",
-           "--format", "jsonl", "--quiet", *options]
-    env = {**os.environ, **fpt_settings.to_env()}
-    try:
-        # errors="replace": the child's output carries crawled site names; one bad byte must not cost the counts.
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, encoding="utf-8", errors="replace",
-                              timeout=CRAWL_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    done = crawl_in_child(fpt_settings, [*urls, "--depth", str(settings.discovery_depth), "--max-pages",
+                                         str(settings.discovery_max_pages * len(sites)), "--job", "discovery",
+                                         "--fresh", *options], timeout=CRAWL_TIMEOUT_S)
+    if done.returncode is None:
         return {}, f"the crawl of the found URLs took more than {CRAWL_TIMEOUT_S} s and was stopped"
     counts: dict[str, dict[str, int]] = {}
-    for line in done.stdout.splitlines():
-        try:
-            row = json.loads(line)
+    for row in done.rows:
+        if isinstance(row.get("site"), str):
             counts[row["site"]] = {k: int(v) for k, v in row.items() if isinstance(v, int)}
-        except (ValueError, KeyError, TypeError, AttributeError):
-            continue
-    error = ""
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        error = f"the crawl of the found URLs failed: {last[-500:]}"
+    error = f"the crawl of the found URLs failed: {done.last_error()}" if done.failed else ""
     return counts, error
 
 

@@ -5,7 +5,7 @@ HTTP client that keeps to that policy with a total deadline per request.
     policy.py     EgressPolicy: the refusals, and what an operator allows anyway (FPT_FETCH_ALLOW)
     fetch.py      resolve once, check, connect to the checked address; deadline; redirects checked
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """
 from .addresses import classify, parse_ip
 from .fetch import FetchError, Response, fetch

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -123,10 +123,6 @@ class EgressPolicy:
             str(env.get(PRIVATE_VAR, "")).strip().lower() in _TRUE
         return cls.from_text(",".join(p for p in parts if p), allow_private=private)
 
-    def widened(self, extra: Iterable[str]) -> EgressPolicy:
-        """This policy with more entries allowed (a demo's own server)."""
-        networks, hosts, ports = parse_allow(",".join(extra))
-        return EgressPolicy(self.networks + networks, self.hosts | hosts, self.allow_private, self.ports + ports)
 
     def host_allowed(self, host: str) -> bool:
         return (host or "").lower().rstrip(".") in self.hosts

@@ -4,5 +4,5 @@ takedown notice into a zip anyone can check (package.py); the report's PDF is pr
 headless chromium (pdf.py). The crawler captures (crawler.capture); the admin and
 `fptrack evidence` make the packages (web.evidence.package).
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """

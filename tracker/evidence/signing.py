@@ -2,7 +2,7 @@
 with the key of the organisation whose evidence it is, so a package whose file and manifest
 were both changed to match no longer verifies: the change needs the organisation's key.
 
-Each organisation has one key, made on first use and kept in the store (tracker.store.keys):
+Each organisation has one key, made on first use and kept in the store (tracker.store.signing_keys):
 the private key only as encrypted PKCS#8, its password derived from the installation's secret
 key (FPT_SECRET_KEY, or the one kept in FPT_HOME). A recipient checks a package against the
 public key the organisation publishes (`fptrack evidence --public-key`), named by a short
@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tracker.egress import EgressPolicy
-from tracker.store.keys import SigningKey
+from tracker.store.signing_keys import SigningKey
 from tracker.store.records import NotFound
 from tracker.store.tenancy import DEFAULT_ORG
 

@@ -5,9 +5,9 @@ import time
 
 import click
 
-from fingerprint.cli.common import note, progress, quiet_option, show, write_records
-from fingerprint.cli.groups import SuggestingGroup
-from fingerprint.plural import counted
+from clikit.common import note, progress, quiet_option, show, write_records
+from clikit.groups import SuggestingGroup
+from clikit.plural import counted
 
 from ..cli import click_errors, open_context
 from ..store.followup import EVENT_KINDS

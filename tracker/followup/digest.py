@@ -16,7 +16,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from urllib.parse import unquote, urlsplit
 
-from fingerprint.plural import counted
+from clikit.plural import counted
 
 from ..settings import Settings
 from ..store.followup import Event

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from fingerprint.plural import counted
+from clikit.plural import counted
 
 from ..egress import EgressPolicy, Refused
-from ..names import clean_site_name
+from ..safe_names import clean_site_name
 from ..settings import Settings
 from ..store import CrawlRun, ImageMatch, MatchRecord, NotFound, Store, now
 from ..store.followup import CHANNELS, EVENT_KINDS, Delivery, Event, Subscription, subscription_id

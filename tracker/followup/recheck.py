@@ -22,10 +22,10 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from fingerprint.encoding import decode
+from pagetext.encoding import decode
 from fingerprint.errors import FingerprintError
 from fingerprint.models import Document
-from fingerprint.plural import counted
+from clikit.plural import counted
 
 from . import notify
 from ..context import Context
@@ -140,7 +140,7 @@ def page_urls(page: Page | None, key: str) -> list[str]:
 
 def page_text(fetched: Fetched, rules: dict[str, Any]) -> str:
     """The main text of a fetched page, as the crawler would store it."""
-    from fingerprint.extraction.page import Selectors, extract
+    from pagetext.extraction.page import Selectors, extract
 
     text = decode(fetched.body, declared=rules.get("encoding") or fetched.charset).text
     if fetched.content_type == "text/plain":

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from fingerprint.errors import InputError
 from fingerprint.image import ImageFingerprint, fingerprint_image, is_image, media_type
 from fingerprint.image_index import ImageIndex
-from fingerprint.sources import image_files
+from pagetext.sources import image_files
 
 from ..followup import notify
 from ..store import ImageMatch, NotFound, WorkImage
@@ -153,11 +153,3 @@ def process_image(ctx: Context, key: str) -> ProcessedImage:
     found = notify.image_matches_stored(ctx.store, stored)  # a new match becomes an event to tell
     ctx.store.set_page_image_status(key, "done", fingerprint=fp.to_dict())
     return ProcessedImage(key, "done", found, picture=picture, picture_page=page)
-
-
-def process_queued_images(ctx: Context, *, limit: int | None = None,
-                          each: Callable[[ProcessedImage], None] | None = None) -> dict[str, int]:
-    """Process the queued page images in this process; counts by outcome. (Their pictures are read and
-    matched by tracker.pipeline.process_queued_images.)"""
-    return tally([i.key for i in ctx.store.page_images(status="queued", limit=limit)],
-                 lambda key: process_image(ctx, key), each)

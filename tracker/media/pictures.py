@@ -5,7 +5,7 @@ Three steps, each idempotent:
 
 1. `judge` (cheap, run on every page image when it is processed): a picture over the pixel
    bound, or one that cannot be decoded, is skipped with that reason before anything else;
-   then `fingerprint.ocr.textness` (10-50 ms) says whether it holds rows of text. Only a
+   then `ocr.textness` (10-50 ms) says whether it holds rows of text. Only a
    picture with text is left "to read": nothing else is ever OCR'd.
 2. `read` (a worker task of its own per picture, tracker.tasks.read_picture): the picture
    read within `BOUNDS` (pixels, tiles, deadline) by one engine made once per process; the
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from fingerprint.errors import InputError
 from fingerprint.image import pillow_bounds
-from fingerprint.ocr.bounds import Bounds
+from ocr.bounds import Bounds
 
 from ..store import NotFound, Page, PageImage
 
@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 #: The engine that reads pictures (docs/ocr.md: RapidOCR misses 3 times fewer characters than Tesseract).
 ENGINE = "rapidocr"
-#: The defaults of fingerprint.ocr.bounds: 40 million pixels (refused before decoding), 1,280 wide,
+#: The defaults of ocr.bounds: 40 million pixels (refused before decoding), 1,280 wide,
 #: tiles of 1,600 rows, 60 s a picture.
 BOUNDS = Bounds()
 
@@ -76,7 +76,7 @@ def engine():
     global _engine
     with _engine_lock:
         if _engine is None:
-            from fingerprint.ocr.engines import make_engine
+            from ocr.engines import make_engine
 
             _engine = make_engine(ENGINE, threads=1)
         return _engine
@@ -112,7 +112,7 @@ def _open(data: bytes):
 def holds_text(data: bytes) -> bool:
     """Whether a picture's bytes hold rows of text (textness, within the pixel bound); False for one
     that cannot be read. What the crawler asks before keeping a picture's exchange as evidence."""
-    from fingerprint.ocr.textness import textness
+    from ocr.textness import textness
 
     try:
         picture = _open(data)
@@ -128,7 +128,7 @@ def judge(ctx: Context, image: PageImage) -> str:
     started = time.perf_counter()
     reading: dict[str, Any]
     try:
-        from fingerprint.ocr.textness import textness
+        from ocr.textness import textness
 
         picture = _open(image.data)
         picture.load()  # decode errors (a truncated file) surface here, not inside textness
@@ -168,8 +168,8 @@ def read(ctx: Context, key: str) -> PictureRead:
         status = judge(ctx, image)
     if status != TO_READ:
         return PictureRead(key, status, reason=image.reading.get("reason", ""))
-    from fingerprint.ocr.engines import EngineMissing
-    from fingerprint.ocr.read import read_picture
+    from ocr.engines import EngineMissing
+    from ocr.read import read_picture
 
     started = time.perf_counter()
     try:
@@ -292,7 +292,7 @@ def counts_sentence(counts: dict[str, int], skipped: dict[str, int], failed: dic
 
     -> "3 pictures seen: 2 read by OCR (1,204 characters recognised); 1 skipped (1 no text);
         1 page matched on the text of its pictures"."""
-    from fingerprint.plural import counted
+    from clikit.plural import counted
 
     seen = int(counts.get("pictures seen", 0))
     if not seen:
@@ -330,7 +330,7 @@ def readings_sentence(readings: dict[str, int]) -> str:
     """site_readings in one sentence; "" when no picture was judged.
 
     -> "2 pictures read (778 characters recognised), 1 with no text, 1 waiting to be read"."""
-    from fingerprint.plural import counted
+    from clikit.plural import counted
 
     n = sum(v for k, v in readings.items() if k != "characters")
     if not n:

@@ -4,7 +4,7 @@
 and packs the postings, `state` keeps which documents are live under which id, and
 `index` is the `RedisIndex` that the tracker uses.
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """
 from ..redis_client import connect
 from .index import BATCH, IndexMismatch, IndexUnavailable, RedisIndex

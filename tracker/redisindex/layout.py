@@ -46,7 +46,7 @@ OLD_LAYOUTS = (b"packed-v2",)  # read only to say that the index must be rebuilt
 CHANNELS = (("winnow", b"w"), ("pinyin", b"p"), ("minhash", b"b"), ("translation", b"t"))
 # Postings per original per channel with no sampling, for a chapter of about 6,000 syllables;
 # only used to size buckets when an index is created. Translation: the keys a Chinese chapter
-# posts (fingerprint.translation.keys), measured on chapters of the shared corpus's novels.
+# posts (fingerprint.translation.index_keys), measured on chapters of the shared corpus's novels.
 PER_DOC = {"winnow": 1330, "pinyin": 360, "translation": 52}
 
 
@@ -254,8 +254,6 @@ class Layout:
     def alias_key(self, pid: int) -> bytes:
         return b"%sA:%x" % (self.tag, pid >> 8)
 
-    def state_keys(self) -> list[bytes]:
-        return [self.meta, self.count, self.ids, self.filter, self.known, self.segments]
 
     def posting_patterns(self) -> list[bytes]:
         """SCAN patterns of the posting keys (and of nothing else under the prefix)."""

@@ -1,4 +1,4 @@
 """Watched sites: which site a URL belongs to, and when each is crawled.
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """

@@ -1,7 +1,7 @@
 """Stores: one interface (`base.Store`, a class per concern), an embedded SQLite backend
 (`sqlite/`) and a MongoDB backend (`mongo/`), each a module per concern.
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """
 from .base import Store
 from .records import (

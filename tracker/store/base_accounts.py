@@ -6,7 +6,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import datetime, timedelta
 
-from .keys import SigningKey
+from .signing_keys import SigningKey
 from .records import User, UserSession
 from .tenancy import ApiToken, Organisation
 
@@ -120,7 +120,7 @@ class TenancyStore(ABC):
 
 
 class KeysStore(ABC):
-    """Each organisation's key that signs its evidence packages (records in tracker.store.keys)."""
+    """Each organisation's key that signs its evidence packages (records in tracker.store.signing_keys)."""
 
     @abstractmethod
     def add_signing_key(self, key: SigningKey) -> SigningKey:

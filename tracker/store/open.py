@@ -3,14 +3,24 @@ so that fptrack works out of the box with no server and scales out with one."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .base import Store
 from .records import StoreError
 
+if TYPE_CHECKING:
+    from ..settings import Settings
+
 SQLITE_NAME = "fptrack.sqlite3"
 
 
-def open_store(mongo_url: str | None, home: Path, *, db: str = "fptrack") -> Store:
+def open_store(settings: Settings) -> Store:
+    """The store the settings name: MongoDB at FPT_MONGO_URL (database FPT_MONGO_DB), else the
+    embedded SQLite file in FPT_HOME. Every program opens its store through this."""
+    return store_at(settings.mongo_url or None, settings.home, db=settings.mongo_db)
+
+
+def store_at(mongo_url: str | None, home: Path, *, db: str = "fptrack") -> Store:
     """A MongoStore for `mongo_url` (database `db`), or, when it is None or empty, a
     SQLiteStore at home / "fptrack.sqlite3" (the folder is created)."""
     if mongo_url:

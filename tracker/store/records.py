@@ -35,7 +35,7 @@ def now() -> datetime:
 def content_hash(text: str) -> str:
     """A hash of the exact text (SHA-256, hex), to tell whether a chapter or page changed."""
     # surrogatepass: hashing never fails; a lone surrogate that reaches the store is refused there
-    # as one BadRecord (entry points replace them first, see fingerprint.scrub).
+    # as one BadRecord (entry points replace them first, see pagetext.scrub).
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -1,4 +1,4 @@
 """Tenancy: organisations and their API tokens, and `fptrack org` / `fptrack token`.
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from fingerprint.cli.groups import SuggestingGroup
+from clikit.groups import SuggestingGroup
 
 from ..cli import click_errors
 from ..settings import Settings
@@ -18,7 +18,7 @@ _errors = click_errors(ValueError)
 
 def _store() -> Store:
     s = Settings.load()
-    return open_store(s.mongo_url or None, s.home, db=s.mongo_db)
+    return open_store(s)
 
 
 @click.group("org", cls=SuggestingGroup)

@@ -1,5 +1,5 @@
 """Novels uploaded through the admin or the API: read whole (text, HTML, EPUB), split into chapters,
 registered.
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """

@@ -1,13 +1,13 @@
 """EPUB uploads: the documents of the spine, in reading order, each one chapter (their XHTML read
-by fingerprint.html), and the book's cover images."""
+by pagetext.html), and the book's cover images."""
 from __future__ import annotations
 
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
-from fingerprint.encoding import decode
-from fingerprint.scrub import scrub
-from fingerprint.sources import ReadReport
+from pagetext.encoding import decode
+from pagetext.scrub import scrub
+from pagetext.sources import ReadReport
 
 from ..registry import ChapterInput
 from .upload import HAS_CONTENT, MAX_IMAGES, Upload, UploadError
@@ -19,7 +19,7 @@ def read_epub(stream: BinaryIO) -> Upload:
     """The spine's documents, in reading order, each one chapter (those without text skipped)."""
     import warnings
 
-    from fingerprint.html import html_to_text
+    from pagetext.html import html_to_text
 
     try:
         import ebooklib

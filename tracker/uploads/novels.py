@@ -6,7 +6,7 @@ An upload is one of three kinds, told apart by its bytes, not its name:
   `fptrack add-work` reads a folder (tracker.registry.chapters_from);
 - one text file (any common encoding, or HTML), split at its chapter headings;
 - an EPUB, whose chapters are the documents of its spine (ebooklib), their XHTML read
-  by the project's HTML reader (fingerprint.html).
+  by the project's HTML reader (pagetext.html).
 
 Reading is safe against hostile files: a zip's entries are counted and decompressed with
 a budget (total size, size of one entry, compression ratio), archives inside it are

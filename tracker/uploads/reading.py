@@ -7,9 +7,9 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Union
 
-from fingerprint.encoding import decode
+from pagetext.encoding import decode
 from fingerprint.errors import InputError
-from fingerprint.sources import ReadReport
+from pagetext.sources import ReadReport
 
 from ..registry import chapters_from
 from .epubs import read_epub

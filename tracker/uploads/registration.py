@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from fingerprint.errors import InputError
-from fingerprint.scrub import scrub
+from pagetext.scrub import scrub
 
 from ..context import Context
 from ..media.images import register_image

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from fingerprint.errors import InputError
-from fingerprint.sources import ReadReport
+from pagetext.sources import ReadReport
 
 from ..registry import ChapterInput
 

@@ -9,8 +9,8 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from fingerprint.scrub import scrub
-from fingerprint.sources import IMAGE_SUFFIXES, ReadReport
+from pagetext.scrub import scrub
+from pagetext.sources import IMAGE_SUFFIXES, ReadReport
 
 from ..registry import chapters_from
 from .upload import FIXES, MAX_IMAGES, Limits, Upload, UploadError

@@ -12,7 +12,7 @@ the environment (FPT_*) on first use.
 
 Imports run one way: this module imports tracker.workers.tasks (so that every app it makes
 has the tasks), tracker.workers.queue imports this module to send, and neither tracker.workers.tasks
-nor tracker.workers.names imports either of them.
+nor tracker.workers.task_names imports either of them.
 """
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from celery import Celery
 from celery.schedules import crontab
 from kombu.utils.url import maybe_sanitize_url
 
-from . import tasks  # noqa: F401  (defines the shared tasks: every app made here gets them)
 from ..settings import Settings, SettingsError
-from .names import ALL as TASK_NAMES
-from .names import DAILY, DEFAULT_QUEUE, FOLLOWUP, SCHEDULED_CRAWLS
+from . import tasks  # noqa: F401  (defines the shared tasks: every app made here gets them)
+from .task_names import ALL as TASK_NAMES
+from .task_names import DAILY, DEFAULT_QUEUE, FOLLOWUP, SCHEDULED_CRAWLS
 
 log = logging.getLogger(__name__)
 

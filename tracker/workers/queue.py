@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterable
 from kombu.exceptions import OperationalError
 from kombu.utils.url import maybe_sanitize_url
 
-from fingerprint.plural import counted
+from clikit.plural import counted
 
 from .. import pipeline
 from ..context import Context
 from ..settings import SettingsError
-from .names import PROCESS_IMAGE, PROCESS_PAGE
+from .task_names import PROCESS_IMAGE, PROCESS_PAGE
 
 
 class BrokerUnavailable(SettingsError):
@@ -21,31 +21,30 @@ class BrokerUnavailable(SettingsError):
 
 
 def dispatch_pages(ctx: Context, keys: Iterable[str], *, app=None,
-                   progress: Callable[[Iterable], Iterable] | None = None) -> str:
+                   progress: Callable[[Iterable], Iterable] | None = None,
+                   each: Callable[[pipeline.Processed], None] | None = None) -> str:
     """Send a process_page task per page key when a broker is configured (or `app` is
-    given); otherwise process the pages now (`progress` wraps their list: a progress bar).
-    Returns a one-line summary."""
+    given); otherwise process the pages now with tracker.pipeline.process_pages (`progress`
+    wraps their list: a progress bar; `each` is told every result). Returns a one-line summary."""
     keys = list(dict.fromkeys(keys))
     if app is None and not ctx.settings.broker_url:
-        return _process_here(ctx, progress(keys) if progress else keys)
+        counts = pipeline.process_pages(ctx, progress(keys) if progress else keys, each)
+        text = f"{counted(counts['done'], 'page')} done, {counts['failed']} failed, {counted(counts['matches'], 'match')}"
+        return text + (f", {counts['missing']} not in the store" if counts.get("missing") else "")
     _send(ctx, PROCESS_PAGE, keys, app)
     return f"queued {counted(len(keys), 'page')} for the workers"
 
 
-def dispatch_images(ctx: Context, keys: Iterable[str], *, app=None) -> str:
-    """As dispatch_pages, for images found on pages (a process_image task per image key)."""
+def dispatch_images(ctx: Context, keys: Iterable[str], *, app=None, each=None) -> str:
+    """As dispatch_pages, for images found on pages (a process_image task per image key); here,
+    tracker.pipeline.process_images matches them and reads the pictures that hold text (with a
+    broker, process_image sends each such picture a read_picture task)."""
     keys = list(dict.fromkeys(keys))
     if app is None and not ctx.settings.broker_url:
-        # Pictures with text are read here too (with a broker, process_image sends a read_picture task).
-        both = [pipeline.process_image_here(ctx, key) for key in keys]
-        done = [d for d, _ in both]
-        read_now = [r for _, r in both if r is not None]
-        failed = sum(r.status == "failed" for r in done)
-        found = sum(len(r.matched.matches) for r in read_now if r.matched is not None)
-        return (f"{counted(len(done) - failed, 'image')} done, {failed} failed, "
-                f"{counted(sum(len(r.matches) for r in done), 'image match')}"
-                + (f", {counted(len(read_now), 'picture')} read by OCR, {counted(found, 'match', 'matches')} "
-                   "in their text" if read_now else ""))
+        c = pipeline.process_images(ctx, keys, each)
+        return (f"{counted(c['done'], 'image')} done, {c['failed']} failed, {counted(c['matches'], 'image match')}"
+                + (f", {counted(c['pictures read'], 'picture')} read by OCR, "
+                   f"{counted(c['picture matches'], 'match', 'matches')} in their text" if c["pictures read"] else ""))
     _send(ctx, PROCESS_IMAGE, keys, app)
     return f"queued {counted(len(keys), 'image')} for the workers"
 
@@ -69,15 +68,3 @@ def _send(ctx: Context, name: str, keys: list[str], app=None) -> None:
         raise BrokerUnavailable(
             f"cannot reach the broker at FPT_BROKER_URL={url}: {e}; start it, or unset FPT_BROKER_URL "
             "and run `fptrack process` (the pages are stored as queued, nothing is lost)") from e
-
-
-def _process_here(ctx: Context, keys: Iterable[str]) -> str:
-    done = failed = missing = matches = 0
-    for key in keys:
-        r = pipeline.process_page(ctx, key)
-        done += r.status == "done"
-        failed += r.status == "failed"
-        missing += r.status == "missing"
-        matches += len(r.matches)
-    text = f"{counted(done, 'page')} done, {failed} failed, {counted(matches, 'match')}"
-    return text + (f", {missing} not in the store" if missing else "")

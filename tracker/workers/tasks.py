@@ -8,15 +8,13 @@ is logged as one line that names the cause and the fix (tracker.redis_client.exp
 not as a traceback. Every task is idempotent: running one twice updates the same
 records.
 
-The tasks' names come from tracker.workers.names; this module imports neither the
+The tasks' names come from tracker.workers.task_names; this module imports neither the
 Celery app (tracker.workers.app) nor the senders (tracker.workers.queue).
 """
 from __future__ import annotations
 
 import logging
-import os
 import threading
-import time
 from datetime import datetime
 from typing import Any
 
@@ -31,14 +29,22 @@ from fingerprint.index import index_keys
 from .. import pipeline
 from ..context import Context
 from ..fingerprints import pack_keys, params_of
+from ..media.pictures import TO_READ
 from ..redis_client import RedisUnavailable, explain
 from ..redisindex import IndexUnavailable
 from ..settings import Settings
 from ..sites.schedule import claim_due_sites
 from ..store import FingerprintRecord, NotFound, StoreError, now
 from .backlog import images_to_process, pages_to_process, pictures_to_read
-from .names import (
-    DAILY, FOLLOWUP, PROCESS_IMAGE, PROCESS_PAGE, READ_PICTURE, REGISTER_CHAPTER, REINDEX, SCHEDULED_CRAWLS,
+from .task_names import (
+    DAILY,
+    FOLLOWUP,
+    PROCESS_IMAGE,
+    PROCESS_PAGE,
+    READ_PICTURE,
+    REGISTER_CHAPTER,
+    REINDEX,
+    SCHEDULED_CRAWLS,
 )
 
 log = logging.getLogger(__name__)
@@ -49,10 +55,6 @@ REDIS_FAILURES = (RedisUnavailable, IndexUnavailable, RedisError, RedisClusterEx
 
 #: Errors worth retrying: the store or the index could not be reached, or refused a write.
 RETRY_ON = (StoreError, MongoConnectionFailure, *REDIS_FAILURES)
-
-#: Test hook, to kill a worker in the middle of a task: "N" makes `process_page` wait N
-#: seconds before touching the store, "after:N" after writing its results (before the ack).
-SLOW_TASK_ENV = "FPT_TEST_TASK_DELAY"
 
 _contexts: dict[int, Context] = {}  # id(app) -> this process's Context for that app
 _chapters_seen: dict[int, tuple[int, str]] = {}  # id(app) -> the catalog stamp its in-process index was loaded at
@@ -204,12 +206,7 @@ class PageTask(PipelineTask):
 @shared_task(bind=True, base=PageTask, name=PROCESS_PAGE)
 def process_page(self: PipelineTask, key: str) -> dict[str, Any]:
     """Match one stored page and record its matches; the page ends "done" or "failed"."""
-    when, _, delay = os.environ.get(SLOW_TASK_ENV, "").rpartition(":")
-    if delay and when != "after":
-        time.sleep(float(delay))
     r = pipeline.process_page(self.ctx, key)
-    if delay and when == "after":
-        time.sleep(float(delay))
     if r.status == "failed":
         log.info("page %s failed: %s", key, r.reason)
     return {"page": r.page, "status": r.status, "matches": len(r.matches), "reason": r.reason}
@@ -233,7 +230,7 @@ def process_image(self: PipelineTask, key: str) -> dict[str, Any]:
     if r.status == "failed":
         log.info("image %s failed: %s", key, r.reason)
     pipeline.process_picture_page(ctx, r.picture_page)  # a skipped picture was its page's last waiting
-    if r.picture == "to read":  # a picture with text: read in a task of its own (seconds of CPU, 1 GB)
+    if r.picture == TO_READ:  # a picture with text: read in a task of its own (seconds of CPU, 1 GB)
         self.app.tasks[READ_PICTURE].apply_async((key,))
     return {"image": r.image, "status": r.status, "matches": len(r.matches), "reason": r.reason,
             "picture": r.picture}
@@ -395,37 +392,29 @@ def recrawl_sites(ctx: Context, names: list[str] | None = None, *, process: bool
     what changed; returns how many pages were stored. The stored pages are left queued (the daily
     run sends them to the workers) unless `process`: then the crawl sends them itself when it ends.
 
-    The crawl runs in a child process (`python -m crawler`): Scrapy's reactor starts only
-    once per process, and a worker runs this every hour."""
-    import json
-    import subprocess
-    import sys
+    The crawl runs in a child process (tracker.sites.child_crawl: `fptrack crawl`): Scrapy's
+    reactor starts only once per process, and a worker runs this every hour."""
+    from ..sites.child_crawl import crawl_in_child
 
     if names is None:
         names = [s.name for s in ctx.store.sites() if s.recrawl]
     if not names:
         log.info("no sites configured for re-crawling (fptrack sites add): skipping the re-crawl")
         return 0
-    cmd = [sys.executable, "-m", "crawler", *(a for n in names for a in ("--site", n)), "--quiet",
-           "--format", "jsonl", *(() if process else ("--no-process",))]
-    env = {**os.environ, **ctx.settings.to_env()}
-    try:
-        # errors="replace": the child's output carries crawled site names; one bad byte must not
-        # cost the count of what was stored.
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, encoding="utf-8", errors="replace",
-                              timeout=RECRAWL_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
+    done = crawl_in_child(ctx.settings, [*(a for n in names for a in ("--site", n)),
+                                         *(() if process else ("--no-process",))], timeout=RECRAWL_TIMEOUT_S)
+    if done.returncode is None:
         log.error("the re-crawl of %s took more than %d s and was stopped; the next run resumes it",
                   ", ".join(names), RECRAWL_TIMEOUT_S)
         return 0
-    if done.returncode != 0:
+    if done.failed:
         log.error("the re-crawl of %s failed (exit %d): %s", ", ".join(names), done.returncode,
                   done.stderr.strip()[-2000:])
     stored = 0
-    for line in done.stdout.splitlines():
+    for row in done.rows:
         try:
-            stored += int(json.loads(line).get("stored", 0))
-        except (ValueError, AttributeError):
+            stored += int(row.get("stored", 0))
+        except (TypeError, ValueError):
             continue
     log.info("re-crawled %s: %d new or changed pages stored", ", ".join(names), stored)
     return stored

@@ -1,7 +1,7 @@
 """The JSON API: reads that mirror the pages, writes for works and sites, discovery, and the OpenAPI
 description (blueprints api, manage_api, discovery_api, openapi).
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """
 from __future__ import annotations
 

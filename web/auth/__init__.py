@@ -1,7 +1,7 @@
 """Signing in and who may do what: accounts, sessions, sign-in limits, the cookie key, the access
 check before every request.
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """
 from __future__ import annotations
 

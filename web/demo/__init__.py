@@ -35,5 +35,5 @@ Its modules:
     web.demo.chapters   `chapters_from_folder`
     web.demo.command    `fptrack demo`
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """

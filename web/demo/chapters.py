@@ -11,7 +11,7 @@ def chapters_from_folder(path: str | Path) -> list[tuple[str, str]]:
     The title is the first line when it is short enough to be a heading (else the file name);
     the text is the rest of the file.
     """
-    from fingerprint.encoding import decode_bytes
+    from pagetext.encoding import decode_bytes
     from tracker.registry import number_in_name
 
     folder = Path(path)

@@ -7,13 +7,10 @@ demo's data lives in its own folder, apart from the user's FPT_HOME data.
 """
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
 import socket
-import subprocess
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +18,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from fingerprint.plural import counted
+from clikit.plural import counted
 from fptrack_samples import AUTHOR, WORK
 from fptrack_samples import ORIGINALS as SAMPLES
 from tracker.cli import click_errors
@@ -68,22 +65,21 @@ def _register(settings: Settings, originals: Path, title: str) -> int:
 
 def _crawl(settings: Settings, url: str) -> dict:
     """Crawl the sample site in a child process (Scrapy's reactor runs once per process)."""
+    from tracker.sites.child_crawl import crawl_in_child
     from tracker.store import Site
     from tracker.store.open import open_store
 
-    store = open_store(None, settings.home)
+    store = open_store(settings)
     try:  # configured like any watched site, so the admin shows its crawl statistics
         store.upsert_site(Site(name=SITE, start_urls=[url], rules={"delay": 0.0}, recrawl=False))
     finally:
         store.close()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}
-    env.update(settings.to_env())
-    cmd = [sys.executable, "-m", "crawler", "--site", SITE, "--fresh", "--delay", "0", "--timeout", "2", "--retries", "0",
-           "--depth", "4", "--max-bytes", "1000000", "--format", "jsonl", "--quiet"]
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise click.ClickException(f"the demo crawl failed: {done.stderr.strip()[-1500:]}")
-    return json.loads(done.stdout.splitlines()[-1])
+    done = crawl_in_child(settings, ["--site", SITE, "--fresh", "--delay", "0", "--timeout", "2", "--retries", "0",
+                                     "--depth", "4", "--max-bytes", "1000000"], timeout=600,
+                          environ={k: v for k, v in os.environ.items() if not k.startswith("FPT_")})
+    if done.failed or not done.rows:
+        raise click.ClickException(f"the demo crawl failed: {done.stderr.strip()[-1500:] or done.last_error()}")
+    return done.rows[-1]
 
 
 def _account(settings: Settings, name: str, password: str) -> None:
@@ -91,7 +87,7 @@ def _account(settings: Settings, name: str, password: str) -> None:
 
     from ..auth.accounts import new_user
 
-    store = open_store(None, settings.home)
+    store = open_store(settings)
     try:
         store.upsert_user(new_user(name, password, "admin"))
     finally:

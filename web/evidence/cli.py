@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fingerprint.plural import counted
+from clikit.plural import counted
 from tracker.cli import click_errors
 from tracker.evidence.pdf import PdfError
 from tracker.evidence.signing import SigningError
@@ -86,7 +86,7 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
     if not page_url and not (work and site):
         raise click.UsageError("give a PAGE_URL, or --work WORK --site SITE")
     settings = Settings.load()
-    store = open_store(settings.mongo_url or None, settings.home, db=settings.mongo_db)
+    store = open_store(settings)
     try:
         selection = (select_page(store, page_url) if page_url
                      else select_work_site(store, work, site, include_excerpts=include_excerpts))
@@ -113,7 +113,7 @@ def evidence(page_url: str | None, output: str | None, work: str | None, site: s
 
 def _print_public_key(org: str | None) -> None:
     settings = Settings.load()
-    store = open_store(settings.mongo_url or None, settings.home, db=settings.mongo_db)
+    store = open_store(settings)
     try:
         click.echo(public_key_text(store, settings, org), nl=False)
     finally:

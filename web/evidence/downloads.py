@@ -12,7 +12,7 @@ from flask import Blueprint, Response, abort, request
 from ..reports.streams import attachment
 from ..review.notices import INCLUDE_HOW, flag_arg, sender_args
 from ..services import services, store
-from .keys import package_seal
+from .signing_key import package_seal
 from .package import NothingToPack, build_package, select_page
 
 bp = Blueprint("packages", __name__, url_prefix="/evidence")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from fingerprint.cells import printable
-from fingerprint.plural import counted
+from clikit.cells import printable
+from clikit.plural import counted
 from tracker.egress import EgressPolicy
 from tracker.evidence.package import verify_package
 from tracker.evidence.signing import (SigningError, fingerprint, load_public_key, make_seal, org_public_key,

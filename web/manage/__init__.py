@@ -1,7 +1,7 @@
 """Managing what is watched: works uploaded, sites added and edited, who is told, discovery started
 (blueprints discovery, subscriptions; their pages hang off works and sites).
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """
 from __future__ import annotations
 

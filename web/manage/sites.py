@@ -20,14 +20,14 @@ from werkzeug.exceptions import Conflict
 from crawler import site_runs as site_crawls
 from crawler.cli import save_site, stored_rules
 from crawler.rules import RulesError, SiteRules, make_rules, rules_for_urls, site_name
-from fingerprint.encoding import decode
+from pagetext.encoding import decode
 from fingerprint.errors import InputError
-from fingerprint.extraction.page import extract
-from fingerprint.extraction.selection import select
-from fingerprint.html import NOT_XML_CHARS, XML_DECLARATION, parse_html
+from pagetext.extraction.page import extract
+from pagetext.extraction.selection import select
+from pagetext.html import NOT_XML_CHARS, XML_DECLARATION, parse_html
 from tracker.egress import EgressPolicy, FetchError
 from tracker.egress import fetch as egress_fetch
-from tracker.names import clean_site_name
+from tracker.safe_names import clean_site_name
 from tracker.sites.schedule import site_schedule
 from tracker.store import NotFound, Site, now
 
@@ -41,10 +41,6 @@ SELECTOR_KEYS = ("title", "content", "next_page", "chapter_links")
 PREVIEW_CHARS = 3000
 MAX_HTML = 4 * 1024 * 1024
 FETCH_DEADLINE = 5.0  # seconds a sample page's fetch takes at most, redirects included
-
-
-def _bad(e: Exception) -> None:
-    abort(400, str(e))
 
 
 def site_name_arg(raw: Any) -> str:

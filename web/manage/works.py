@@ -12,11 +12,10 @@ from typing import Any
 
 from flask import abort, current_app, request
 from werkzeug.datastructures import FileStorage
-from werkzeug.exceptions import Conflict, HTTPException, NotFound as HTTPNotFound, ServiceUnavailable
+from werkzeug.exceptions import Conflict, NotFound as HTTPNotFound, ServiceUnavailable
 
 from fingerprint.errors import InputError
 from tracker.context import Context
-from tracker.store import NotFound
 from tracker.uploads.novels import (
     EditionIncomplete, EditionReport, Limits, NoWork, UploadError, WorkExists, read_upload, register_upload,
     remove_work,
@@ -169,10 +168,6 @@ def remove(work_id: str, confirm: str | None) -> dict[str, Any]:
     matches = store.count_matches(work=w.id)
     removed = remove_work(work_context(), w.id)
     return {"work": w.id, "removed": True, "chapters": removed, "matches": matches}
-
-
-def is_not_found(e: BaseException) -> bool:
-    return isinstance(e, NotFound) or isinstance(e, HTTPException) and e.code == 404
 
 
 __all__ = ["UploadError", "chapters_data", "raise_upload_limit", "remove", "upload_message", "upload_work"]

@@ -1,7 +1,7 @@
 """What the admin reports: the dashboard, works, sites, images, follow-up, their charts, shared
 summaries and CSV/JSON exports (blueprints dashboard, works, sites, images, followup, export).
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """
 from __future__ import annotations
 

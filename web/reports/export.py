@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, request
 
 from fingerprint.errors import InputError
-from tracker.names import clean_site_name
+from tracker.safe_names import clean_site_name
 
 from ..params import match_filters, page_filters, scope_arg, sort_arg, text_arg
 from ..services import reports

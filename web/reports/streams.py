@@ -3,7 +3,7 @@
 CSV cells are made safe for spreadsheets: a cell that starts with = + - @ (or a
 tab or carriage return) is a formula to Excel and LibreOffice, and crawled
 titles and URLs can be written to exploit that; such cells get a leading '
-(fingerprint.cells.defuse, which both command lines use too).
+(clikit.cells.defuse, which both command lines use too).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
 
-from fingerprint.cells import FORMULA_START, defuse
+from clikit.cells import FORMULA_START, defuse
 
 __all__ = ["FORMULA_START", "BOM", "attachment", "csv_lines", "json_default", "json_lines", "safe_cell"]
 

@@ -1,7 +1,7 @@
 """Reviewing matches: the list, one match's evidence with its passages and pictures, the status
 workflow, and takedown notices (blueprints matches, notices).
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Organisations, their users and their API tokens, managed in the admin and the API (blueprints
 orgs, users, users_api, tokens).
 
-May import: fingerprint, tracker, crawler and web.
+May import: fingerprint, pagetext, ocr, clikit, tracker, crawler and web.
 """
 from __future__ import annotations
 

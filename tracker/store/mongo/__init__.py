@@ -2,19 +2,19 @@
 consistent). One module per concern; `MongoStore` puts them together. sharding.py holds
 the shard key of each collection and sets a sharded cluster up for the store.
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """
 from __future__ import annotations
 
 from ..base import Store
-from . import (accounts, discovery, evidence, images, keys, matches, notifications, originals, pages, sites, tenancy,
-               totals)
+from . import (accounts, discovery, evidence, images, matches, notifications, originals, pages, signing_keys, sites,
+               tenancy, totals)
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
 from .discovery import DiscoveryMongo
 from .evidence import EvidenceMongo
 from .images import ImagesMongo
-from .keys import KeysMongo
+from .signing_keys import KeysMongo
 from .matches import MatchesMongo
 from .notifications import NotificationsMongo
 from .originals import OriginalsMongo
@@ -26,7 +26,7 @@ from .tenancy import TenancyMongo
 __all__ = ["MongoStore", "redact"]
 
 _CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy,
-             totals, keys)
+             totals, signing_keys)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,

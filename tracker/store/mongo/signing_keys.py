@@ -6,7 +6,7 @@ from typing import Any
 from bson import Binary
 from pymongo import ASCENDING
 
-from ..keys import SigningKey, check_signing_key
+from ..signing_keys import SigningKey, check_signing_key
 from ..records import NotFound
 from ..values import utc
 from .connection import NO_ID, MongoBase, _guarded, aware

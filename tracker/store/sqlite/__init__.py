@@ -1,19 +1,19 @@
 """The embedded store: one SQLite file, no server to run (see connection.py for how
 processes share it). One module per concern; `SQLiteStore` puts them together.
 
-May import: fingerprint and tracker (never crawler or web).
+May import: fingerprint, pagetext, ocr, clikit and tracker.
 """
 from __future__ import annotations
 
 from ..base import Store
-from . import (accounts, discovery, evidence, images, keys, matches, notifications, originals, pages, rollups, sites,
-               tenancy)
+from . import (accounts, discovery, evidence, images, matches, notifications, originals, pages, rollups, signing_keys,
+               sites, tenancy)
 from .accounts import AccountsSQL
 from .connection import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteBase
 from .discovery import DiscoverySQL
 from .evidence import EvidenceSQL
 from .images import ImagesSQL
-from .keys import KeysSQL
+from .signing_keys import KeysSQL
 from .matches import MatchesSQL
 from .notifications import NotificationsSQL
 from .originals import OriginalsSQL
@@ -25,7 +25,7 @@ from .tenancy import TenancySQL
 __all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "SQLiteStore"]
 
 _CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy,
-             rollups, keys)
+             rollups, signing_keys)
 
 
 class SQLiteStore(OriginalsSQL, PagesSQL, MatchesSQL, SitesSQL, AccountsSQL, ImagesSQL, NotificationsSQL,

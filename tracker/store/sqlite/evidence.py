@@ -52,7 +52,7 @@ class EvidenceSQL(SQLiteBase):
         return Path(self.path).resolve().parent / FOLDER
 
     def _evidence_file(self, sha256: str, kind: str) -> Path:
-        from tracker.names import inside
+        from tracker.safe_names import inside
 
         if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
             raise NotFound(f"no evidence file {sha256!r}")  # only a hex digest names a file

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..keys import SigningKey, check_signing_key
+from ..signing_keys import SigningKey, check_signing_key
 from ..values import to_text
 from .connection import SQLiteBase, _guarded, from_text
 
