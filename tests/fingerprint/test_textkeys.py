@@ -2,7 +2,7 @@ import pytest
 
 from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
 from fingerprint.features import TfIdf, feature_words
-from fingerprint.keys import exact_key, keywords_key, semantic_key
+from fingerprint.textkeys import exact_key, keywords_key, semantic_key
 from fingerprint.normalize import normalize
 
 TEXT = "孙悟空大闹天宫，玉皇大帝请来如来佛祖。如来佛祖把孙悟空压在五行山下。孙悟空在五行山下等了五百年。"
