@@ -1,8 +1,14 @@
 """Exact and semantic keys: one hash per text for exact duplicates and keyword-level duplicates.
 
-The exact key is the XXH3-128 of the canonical text (fingerprint.normalize), so
-copies that differ only in whitespace, punctuation, full-width letters,
-traditional characters or site watermarks share it.
+The exact key is the XXH3-128 of what the judge (fingerprint.engine) reads of a text:
+its canonical units (fingerprint.normalize), where its tokens start and where its
+sentences end. Copies that differ only in whitespace, punctuation inside a sentence,
+full-width letters, traditional characters, site watermarks or ad lines share it, and
+the judge finds the same in them against any original of the same language (the
+translation channel reads raw sentences); two texts with other words, other word breaks
+("ab" against "a b") or other sentence ends (coverage counts by sentence) do not:
+    "他們說：ＯＫ" and "他们 说 ok" -> units 他们说ok, tokens 他|们|说|ok, no sentence end
+    -> the same key;  "他们说。ok" ends a sentence after 说 -> another key.
 
 The semantic key (the "semantic fingerprint" of seed 000) keeps the n
 heaviest TF-IDF keywords, sorts them by string (so the key does not depend on
@@ -14,24 +20,35 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import xxhash
 
+from .coverage import sentence_starts
 from .errors import IncompatibleFingerprints, InputError, ParameterError
 from .features import TfIdf, feature_words, term_frequencies, top_keywords
 from .normalize import NormalizedText, normalize
 
 
 def exact_key(text: str | NormalizedText) -> str:
-    """32 hex digits: XXH3-128 of the canonical text.
+    """32 hex digits: XXH3-128 of the canonical units, the unit where each token starts and the
+    token where each sentence starts (all as little-endian uint32, each part led by its length).
 
     >>> exact_key("他們說：ＯＫ") == exact_key("他们 说 ok")
     True
+    >>> exact_key("他们说。ok") == exact_key("他们说ok")
+    False
     """
     if isinstance(text, str):
         text = normalize(text)
     elif not isinstance(text, NormalizedText):
         raise InputError(f"exact_key needs text (str) or a NormalizedText, got {type(text).__name__}")
-    return xxhash.xxh3_128_hexdigest(text.canonical.encode("utf-8"))
+    token_units = np.searchsorted(text.unit_pos, text.tok_start)
+    sentences = sentence_starts(text.raw, text.tok_start) if len(text) else np.empty(0, np.int64)
+    h = xxhash.xxh3_128()
+    for part in (text.units, token_units, sentences):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(np.asarray(part).astype("<u4").tobytes())
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
