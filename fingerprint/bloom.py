@@ -54,6 +54,24 @@ def _encode(item) -> bytes:
     )
 
 
+def bloom_positions(items: Iterable, m: int, k: int, seed: int = 0) -> np.ndarray:
+    """An (items, k) array of the bit positions (h1 + i * h2) mod m of each item, by repeated
+    addition: what a filter of m bits and k hashes sets and tests, wherever its bits are kept."""
+    digest = xxhash.xxh3_128_digest
+    raw = b"".join([digest(_encode(it), seed) for it in items])
+    both = np.frombuffer(raw, dtype=">u8").reshape(-1, 2).astype(_U64)  # big-endian: high, low
+    h1, h2 = both[:, 1], both[:, 0] | _U64(1)  # h1 the low 64 bits, h2 the high ones made odd
+    mm = _U64(m)
+    pos = np.empty((h1.shape[0], k), dtype=_U64)
+    cur = h1 % mm
+    step = h2 % mm
+    for i in range(k):
+        pos[:, i] = cur
+        cur = cur + step  # both < m < 2**63, so no overflow
+        cur[cur >= mm] -= mm
+    return pos
+
+
 class BloomFilter:
     """A Bloom filter sized for `capacity` items at `error_rate` false positives."""
 
@@ -65,25 +83,8 @@ class BloomFilter:
     def params(self) -> tuple:
         return (self.m, self.k, self.capacity, self.error_rate, self.seed)
 
-    def _hashes(self, items: Iterable) -> tuple[np.ndarray, np.ndarray]:
-        """h1 (low 64 bits) and h2 (high 64 bits, made odd) of each item's XXH3-128."""
-        digest, seed = xxhash.xxh3_128_digest, self.seed
-        raw = b"".join([digest(_encode(it), seed) for it in items])
-        both = np.frombuffer(raw, dtype=">u8").reshape(-1, 2).astype(_U64)  # big-endian: high, low
-        return both[:, 1], both[:, 0] | _U64(1)
-
     def _positions(self, items: Iterable) -> np.ndarray:
-        """An (items, k) array of bit positions (h1 + i * h2) mod m, by repeated addition."""
-        h1, h2 = self._hashes(items)
-        m = _U64(self.m)
-        pos = np.empty((h1.shape[0], self.k), dtype=_U64)
-        cur = h1 % m
-        step = h2 % m
-        for i in range(self.k):
-            pos[:, i] = cur
-            cur = cur + step  # both < m < 2**63, so no overflow
-            cur[cur >= m] -= m
-        return pos
+        return bloom_positions(items, self.m, self.k, self.seed)
 
     def add_many(self, items: Iterable) -> None:
         pos = self._positions(items).ravel()

@@ -1,10 +1,12 @@
 import math
 
+import numpy as np
 import pytest
+import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fingerprint.bloom import BloomFilter, bloom_size
+from fingerprint.bloom import BloomFilter, bloom_positions, bloom_size
 from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
 
 items = st.lists(st.one_of(st.text(max_size=20), st.binary(max_size=20), st.integers(-(2**60), 2**60)), max_size=200)
@@ -40,9 +42,12 @@ def test_false_positive_rate_near_target_and_length_estimate():
 
 def test_double_hashing_positions_worked_example():
     bf = BloomFilter(1000, 0.01)
-    pos = bf._positions(["x"])[0].tolist()
-    h1, h2 = (int(v[0]) for v in bf._hashes(["x"]))
-    assert pos == [(h1 + i * h2) % bf.m for i in range(bf.k)]
+    h = xxhash.xxh3_128_intdigest(b"x", 0)
+    h1, h2 = h & (2**64 - 1), (h >> 64) | 1
+    assert bloom_positions(["x"], bf.m, bf.k)[0].tolist() == [(h1 + i * h2) % bf.m for i in range(bf.k)]
+    bf.add("x")
+    assert sorted(np.flatnonzero(np.unpackbits(bf.bits, bitorder="little")).tolist()) == sorted(
+        {(h1 + i * h2) % bf.m for i in range(bf.k)})
 
 
 def test_bytes_round_trip_and_checks():
