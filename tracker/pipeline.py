@@ -25,6 +25,7 @@ from .media import pictures
 from .media.images import ProcessedImage, check_image, process_image
 from .media.pictures import PictureRead
 from .names import clean_site_name
+from .seen import Judged
 from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
 from .workers.tally import tally
 
@@ -90,6 +91,7 @@ class Processed:
     status: str  # done | failed | missing
     matches: list[MatchRecord] = field(default_factory=list)
     reason: str = ""
+    looked_up: bool = False  # its text was judged before: the matches are that judgement's (tracker.seen)
 
 
 def process_page(ctx: Context, key: str) -> Processed:
@@ -106,12 +108,23 @@ def process_page(ctx: Context, key: str) -> Processed:
     if prepared.units == 0:
         ctx.store.set_page_status(key, "failed", EMPTY_REASON)
         return Processed(page=key, status="failed", reason=EMPTY_REASON)
-    found = of_whole_works(ctx.store, ctx.tracker.match(prepared))
+    judged = judge(ctx, page, prepared)
+    found = of_whole_works(ctx.store, judged.found)
     # A new match becomes an event to tell; a copy found again on a page marked removed reopens its match.
     records = notify.matches_stored(ctx.store, [(r, ctx.store.upsert_match(r)) for r in
                                                 (to_record(m, page, ctx) for m in found)], page.url)
     ctx.store.set_page_status(key, "done")
-    return Processed(page=key, status="done", matches=records)
+    if ctx.seen is not None:
+        ctx.seen.remember(judged)  # only a page done is a source of judgement
+    return Processed(page=key, status="done", matches=records, looked_up=judged.looked_up)
+
+
+def judge(ctx: Context, page: Page, prepared) -> Judged:
+    """The engine's matches of a page: by lookup when its text was judged before against the same
+    registered chapters (tracker.seen), else by matching and verifying it now."""
+    if ctx.seen is None:
+        return Judged(ctx.tracker.match(prepared), False)
+    return ctx.seen.judge(page, prepared)
 
 
 def of_whole_works(store: Any, found: Sequence[Match]) -> list[Match]:
