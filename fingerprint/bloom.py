@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import numpy as np
 import xxhash
 
-from .errors import IncompatibleFingerprints, InputError, ParameterError
+from .errors import InputError, ParameterError
 
 _MAGIC = b"FPBF"
 _VERSION = 1
@@ -80,9 +80,6 @@ class BloomFilter:
         self.capacity, self.error_rate, self.seed = int(capacity), float(error_rate), int(seed)
         self.bits = np.zeros((self.m + 7) // 8, dtype=np.uint8)
 
-    def params(self) -> tuple:
-        return (self.m, self.k, self.capacity, self.error_rate, self.seed)
-
     def _positions(self, items: Iterable) -> np.ndarray:
         return bloom_positions(items, self.m, self.k, self.seed)
 
@@ -104,39 +101,14 @@ class BloomFilter:
     def __contains__(self, item) -> bool:
         return bool(self.contains_many([item])[0])
 
-    def bit_count(self) -> int:
-        return int(np.unpackbits(self.bits).sum())
-
-    def estimate(self) -> float:
-        """Estimated number of distinct items added: -(m / k) ln(1 - set bits / m) (Swamidass and Baldi)."""
-        x = self.bit_count()
-        if x >= self.m:
-            return float("inf")
-        return -(self.m / self.k) * math.log(1.0 - x / self.m)
-
-    def __len__(self) -> int:
-        """The estimate, rounded (a full filter reports its bit count)."""
-        e = self.estimate()
-        return self.m if math.isinf(e) else round(e)
-
-    def union(self, other: BloomFilter) -> BloomFilter:
-        """A filter holding the items of both (same parameters required)."""
-        if self.params() != other.params():
-            raise IncompatibleFingerprints("Bloom filters", self.params(), other.params())
-        out = BloomFilter(self.capacity, self.error_rate, seed=self.seed)
-        out.bits = self.bits | other.bits
-        return out
-
-    __or__ = union
-
     def to_bytes(self) -> bytes:
         """The parameters and the packed bits, for saving and for `from_bytes`."""
         head = _HEADER.pack(_MAGIC, _VERSION, self.m, self.k, self.capacity, self.error_rate, self.seed & (2**64 - 1))
         return head + self.bits.tobytes()
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, expect: BloomFilter | None = None) -> BloomFilter:
-        """Rebuild a filter from `to_bytes` output; with `expect`, refuse other parameters."""
+    def from_bytes(cls, data: bytes) -> BloomFilter:
+        """Rebuild a filter from `to_bytes` output."""
         if len(data) < _HEADER.size or data[:4] != _MAGIC:
             raise InputError("not a Bloom filter: the data does not start with FPBF; pass bytes made by to_bytes()")
         magic, version, m, k, capacity, error_rate, seed = _HEADER.unpack_from(data)
@@ -155,8 +127,6 @@ class BloomFilter:
             raise InputError(
                 f"Bloom filter data has {len(body)} bytes of bits, expected {out.bits.shape[0]}; the data is truncated"
             )
-        if expect is not None and expect.params() != out.params():
-            raise IncompatibleFingerprints("Bloom filters", out.params(), expect.params())
         out.bits = np.frombuffer(body, dtype=np.uint8).copy()
         return out
 

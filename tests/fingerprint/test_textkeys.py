@@ -2,9 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
-from fingerprint.features import TfIdf, feature_words
-from fingerprint.textkeys import exact_key, keywords_key, semantic_key
+from fingerprint.errors import InputError
+from fingerprint.textkeys import exact_key
 from fingerprint.normalize import normalize
 
 TEXT = "孙悟空大闹天宫，玉皇大帝请来如来佛祖。如来佛祖把孙悟空压在五行山下。孙悟空在五行山下等了五百年。"
@@ -19,48 +18,6 @@ def test_exact_key_shared_by_disguised_copies():
     assert exact_key(TEXT + "猪八戒") != key
     with pytest.raises(InputError):
         exact_key(b"bytes")
-
-
-def test_semantic_key_is_the_sorted_top_keywords_hashed():
-    k = semantic_key(TEXT, n=3)
-    assert k.keywords == tuple(sorted(k.keywords))
-    assert "孙悟空" in k.keywords  # three times: the most frequent word
-    assert k.value == keywords_key(reversed(k.keywords))  # order of the keywords does not matter
-    assert k.hex() == format(k.value, "016x")
-    # Reordered sentences, same words: same key.
-    reordered = "如来佛祖把孙悟空压在五行山下。孙悟空在五行山下等了五百年。孙悟空大闹天宫，玉皇大帝请来如来佛祖。"
-    assert semantic_key(reordered, n=3).same(k)
-
-
-def test_synonyms_applied_first_make_variants_agree():
-    a = semantic_key("北京华联开业了，北京华联很大。", n=2)
-    b = semantic_key("华联商厦开业了，华联商厦很大。", n=2)
-    assert not a.same(b)
-    syn = {"华联商厦": "北京华联"}
-    assert semantic_key("北京华联开业了，北京华联很大。", n=2, synonyms=syn).same(
-        semantic_key("华联商厦开业了，华联商厦很大。", n=2, synonyms=syn)
-    )
-
-
-def test_tfidf_model_changes_the_keywords_and_is_recorded():
-    docs = [feature_words(t, min_len=2) for t in [TEXT, "孙悟空保护唐僧西天取经。", "孙悟空三打白骨精。"]]
-    model = TfIdf().fit(docs)
-    with_model = semantic_key(TEXT, model, n=1)
-    without = semantic_key(TEXT, n=1)
-    assert without.keywords == ("孙悟空",)  # the most frequent word
-    assert with_model.keywords != ("孙悟空",)  # in every document, so TF-IDF prefers a rarer one
-    assert with_model.weighting == "tfidf"
-    with pytest.raises(IncompatibleFingerprints):
-        with_model.same(without)
-    with pytest.raises(IncompatibleFingerprints):
-        semantic_key(TEXT, n=8).same(semantic_key(TEXT, n=4))
-
-
-def test_bad_n_and_empty_text():
-    with pytest.raises(ParameterError, match="8 is usual"):
-        semantic_key(TEXT, n=0)
-    empty = semantic_key("。。。")
-    assert empty.keywords == () and empty.same(semantic_key(""))
 
 
 # ---- properties of the exact key ----------------------------------------------------------
