@@ -94,10 +94,10 @@ def test_a_redis_filter_is_shared_at_once_and_built_from_the_keys_when_missing(s
     a = RedisFilter(client, store, prefix="t:")
     assert all(a.might_have(k) for k in keys(4)) and a.capacity == MIN_CAPACITY
     b = RedisFilter(client, store, prefix="t:")
-    assert (b.m, b.k, b.bits_key) == (a.m, a.k, a.bits_key)
+    assert (b.m, b.k, b.bits_key, b.parts) == (a.m, a.k, a.bits_key, 1)
     a.add("ab" * 16, new=True)
     assert b.might_have("ab" * 16) and not b.might_have("cd" * 16)
-    client.delete(a.bits_key)  # the bits are gone (evicted, or deleted by hand): built again
+    client.delete(f"{a.bits_key}:0")  # the bits are gone (evicted, or deleted by hand): built again
     c = RedisFilter(client, store, prefix="t:")
     assert c.bits_key != a.bits_key and all(c.might_have(k) for k in keys(4))
 
@@ -108,7 +108,7 @@ def test_a_full_redis_filter_is_replaced_by_a_larger_one(store, client, monkeypa
     stored(store, keys(10))
     larger = RedisFilter(client, store, prefix="t:")
     assert larger.capacity >= 20 and larger.bits_key != small.bits_key
-    assert not client.exists(small.bits_key) and all(larger.might_have(k) for k in keys(10))
+    assert not client.exists(f"{small.bits_key}:0") and all(larger.might_have(k) for k in keys(10))
     assert RedisFilter(client, store, prefix="t:").bits_key == larger.bits_key
 
 
@@ -126,3 +126,15 @@ def test_when_two_processes_build_a_redis_filter_at_once_one_is_kept(store, clie
     second = RedisFilter(client, store, prefix="t:")
     assert (second.bits_key, second.m, second.k) == ("t:seen:bloom:other", 1000, 3)
     assert client.keys("t:seen:bloom:*") == []  # the bits it built are dropped
+
+
+def test_a_large_redis_filter_is_kept_in_parts(store, client, monkeypatch):
+    monkeypatch.setattr(filters, "PART_CAPACITY", 40_000)
+    stored(store, keys(50))
+    f = RedisFilter(client, store, prefix="t:")  # sized for MIN_CAPACITY: three parts
+    assert f.parts == 3 and f.capacity == MIN_CAPACITY
+    assert sorted(k.decode() for k in client.keys(f"{f.bits_key}:*")) == [f"{f.bits_key}:{i}" for i in range(3)]
+    assert all(f.might_have(k) for k in keys(50))
+    g = RedisFilter(client, store, prefix="t:")
+    g.add("ef" * 16, new=True)
+    assert f.might_have("ef" * 16) and sum(f.might_have(k) for k in keys(5000, 10_000)) < 50

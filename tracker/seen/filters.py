@@ -24,6 +24,7 @@ import uuid
 from itertools import islice
 
 import redis
+import xxhash
 
 from fingerprint.bloom import BloomFilter, bloom_positions, bloom_size
 
@@ -36,6 +37,7 @@ ERROR_RATE = 0.001
 MIN_CAPACITY = 100_000
 SAVE_EVERY = 1000  # new keys between two saves of an in-process filter
 FILL_BATCH = 2000  # keys per BITFIELD when a Redis filter is filled from the store
+PART_CAPACITY = 50_000_000  # keys per Redis string of a filter: 86 MB at ERROR_RATE (a string holds 512 MB)
 
 
 def capacity_for(store) -> int:
@@ -94,7 +96,9 @@ class StoreFilter:
 
 
 class RedisFilter:
-    """The filter's bits in Redis, shared by every process; its size in `<prefix>seen:bloom`."""
+    """The filter's bits in Redis, shared by every process: `parts` strings of m bits each (a key
+    goes to one of them by its hash), so that no string nears Redis' 512 MB and a cluster spreads
+    them; their size and names in `<prefix>seen:bloom`."""
 
     def __init__(self, client, store, prefix: str = "fpt:", capacity: int | None = None, *,
                  error_rate: float = ERROR_RATE):
@@ -112,12 +116,13 @@ class RedisFilter:
         raw = self.client.get(self.meta_key)
         meta = json.loads(raw) if raw else None
         stored = self.store.count_seen_texts()
-        if meta is not None and meta["capacity"] >= stored and (stored == 0 or self.client.exists(meta["bits"])):
+        if meta is not None and meta["capacity"] >= stored and (stored == 0 or self._has_bits(meta)):
             self._adopt(meta)
             return
         size = max(capacity or capacity_for(self.store), 2 * stored)
-        m, k = bloom_size(size, error_rate)
-        mine = {"m": m, "k": k, "capacity": size, "bits": f"{self.meta_key}:{uuid.uuid4().hex[:12]}"}
+        parts = -(-size // PART_CAPACITY)
+        m, k = bloom_size(-(-size // parts), error_rate)
+        mine = {"m": m, "k": k, "parts": parts, "capacity": size, "bits": f"{self.meta_key}:{uuid.uuid4().hex[:12]}"}
         self._adopt(mine)
         for batch in _batches(self.store.seen_text_keys(), FILL_BATCH):
             self._set(batch)
@@ -125,27 +130,45 @@ class RedisFilter:
         # replaces a full filter (or one whose bits are gone): the last, and the old bits go.
         if meta is None:
             if not self.client.set(self.meta_key, json.dumps(mine), nx=True):
-                self.client.delete(mine["bits"])
+                self._drop(mine)
                 self._adopt(json.loads(self.client.get(self.meta_key)))
             return
         old = self.client.set(self.meta_key, json.dumps(mine), get=True)
         if old and json.loads(old)["bits"] != mine["bits"]:
-            self.client.delete(json.loads(old)["bits"])
+            self._drop(json.loads(old))
 
     def _adopt(self, meta: dict) -> None:
         self.m, self.k, self.capacity, self.bits_key = int(meta["m"]), int(meta["k"]), int(meta["capacity"]), meta["bits"]
+        self.parts = int(meta.get("parts", 1))
+
+    def _part_keys(self, meta: dict) -> list[str]:
+        return [f"{meta['bits']}:{i}" for i in range(int(meta.get("parts", 1)))]
+
+    def _has_bits(self, meta: dict) -> bool:
+        return any(self.client.exists(k) for k in self._part_keys(meta))  # one key a command: cluster slots
+
+    def _drop(self, meta: dict) -> None:
+        for k in self._part_keys(meta):
+            self.client.delete(k)
+
+    def _part(self, key: str) -> str:
+        return f"{self.bits_key}:{xxhash.xxh32_intdigest(key.encode()) % self.parts}"
 
     def _set(self, keys: list[str]) -> None:
-        args: list = []
-        for p in bloom_positions(keys, self.m, self.k).ravel().tolist():
-            args += ["SET", "u1", p, 1]
-        self.client.execute_command("BITFIELD", self.bits_key, *args)
+        by_part: dict[str, list[str]] = {}
+        for key in keys:
+            by_part.setdefault(self._part(key), []).append(key)
+        for part, some in by_part.items():
+            args: list = []
+            for p in bloom_positions(some, self.m, self.k).ravel().tolist():
+                args += ["SET", "u1", p, 1]
+            self.client.execute_command("BITFIELD", part, *args)
 
     def might_have(self, key: str) -> bool:
         args: list = []
         for p in bloom_positions([key], self.m, self.k)[0].tolist():
             args += ["GET", "u1", p]
-        return all(self._run(lambda: self.client.execute_command("BITFIELD", self.bits_key, *args)))
+        return all(self._run(lambda: self.client.execute_command("BITFIELD", self._part(key), *args)))
 
     def add(self, key: str, new: bool) -> None:
         self._run(lambda: self._set([key]))
