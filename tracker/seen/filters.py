@@ -28,7 +28,7 @@ import xxhash
 
 from fingerprint.bloom import BloomFilter, bloom_positions, bloom_size
 
-from ..redis_client import RedisUnavailable, client_url, explain
+from ..redis_client import RedisUnavailable, client_url, explain, is_cluster
 from ..store import NotFound
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,7 @@ class RedisFilter:
         try:
             return fn()
         except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as e:
-            raise RedisUnavailable(explain(e, self.url)) from e
+            raise RedisUnavailable(explain(e, self.url, cluster=is_cluster(self.client))) from e
 
     def _open(self, capacity: int | None, error_rate: float) -> None:
         raw = self.client.get(self.meta_key)
