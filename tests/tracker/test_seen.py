@@ -226,3 +226,22 @@ def test_the_gate_can_be_turned_off(contexts):
         put(ctx, key, CHAPTER_3, "a.example")
         assert not process_page(ctx, key).looked_up
     assert ctx.seen is None and ctx.store.count_seen_texts() == 0
+
+
+def test_a_judgement_made_while_the_index_missed_a_chapter_is_made_again(contexts):
+    """The index lost a chapter (Redis emptied, a rebuild under way): a page judged then matched
+    nothing; once the chapter is indexed again, a copy of that text is judged again."""
+    ctx = contexts()
+    register_work(ctx, "山城旧事", SAMPLES / "originals")
+    doc = ctx.store.get_chapter("山城旧事/山城旧事-第三章").doc
+    ctx.catalog_judged()  # the in-process index loaded
+    from tracker.fingerprints import unpack_keys
+
+    record = next(r for r in ctx.store.fingerprints(ctx.params_hash) if r.chapter == "山城旧事/山城旧事-第三章")
+    ctx.index.remove(doc)
+    put(ctx, "p1", CHAPTER_3, "a.example")
+    assert process_page(ctx, "p1").matches == []
+    ctx.index.add(doc, unpack_keys(record.data))
+    put(ctx, "p2", mirrored(CHAPTER_3, "www.g-fake.com"), "g.example")
+    again = process_page(ctx, "p2")
+    assert not again.looked_up and {m.chapter for m in again.matches} == {"山城旧事/山城旧事-第三章"}

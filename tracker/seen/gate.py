@@ -4,10 +4,11 @@ A page's exact key (fingerprint.textkeys.exact_key: its words and sentences once
 furniture, watermarks and ads are normalised away) is looked up in the Bloom filter
 (tracker.seen.filters); when the filter says "maybe", the store's record of that key
 (tracker.store.seen_texts) is read, and when it was judged under the same stamp (the engine's
-settings, the index's parameters and the registered chapters: `stamp`), its matches are the
-page's, with the spans placed on this page's text. Otherwise (a new text, a false positive of
-the filter, a judgement made before chapters were added or changed) the page is judged in
-full, and once its matches are stored its judgement is recorded under its key.
+settings, the index's parameters, the registered chapters and how many the index holds:
+`stamp`), its matches are the page's, with the spans placed on this page's text. Otherwise
+(a new text, a false positive of the filter, a judgement made before chapters were added or
+changed, or while the index missed some) the page is judged in full, and once its matches are
+stored its judgement is recorded under its key.
 
 Spans are kept twice in a record: as offsets in the page that was judged, used as they are
 when a page has the very same text, and as ranges of canonical units, placed on another
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+import fingerprint
 from fingerprint.engine import Prepared
 from fingerprint.models import Match, Span
 from fingerprint.textkeys import exact_key
@@ -33,10 +35,13 @@ from ..store.seen_texts import SeenText
 RECORD_VERSION = 1
 
 
-def stamp(config, params, catalog: tuple[int, str]) -> str:
+def stamp(config, params, catalog: tuple[int, str], indexed: int) -> str:
     """What a judgement depends on besides the text: every engine setting (thresholds too), the
-    index's parameters, and the registered chapters (tracker.store catalog_stamp)."""
-    what = {"engine": config.to_dict(), "index": asdict(params), "catalog": list(catalog), "record": RECORD_VERSION}
+    index's parameters, the registered chapters (tracker.store catalog_stamp), how many of them
+    the index holds (an index that lost some, or is being rebuilt, judges otherwise) and the
+    engine's release."""
+    what = {"engine": config.to_dict(), "index": asdict(params), "catalog": list(catalog), "indexed": int(indexed),
+            "record": RECORD_VERSION, "version": fingerprint.__version__}
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
@@ -57,8 +62,9 @@ class SeenTexts:
 
     def judge(self, page: Page, prepared: Prepared) -> Judged:
         ctx = self.ctx
-        under = stamp(ctx.config, ctx.params, ctx.catalog_judged())  # before matching: a chapter added meanwhile
-        key = exact_key(prepared.normalized)                           # makes the record stale, never wrong
+        # Read before matching: a chapter registered meanwhile makes the record stale, never wrong.
+        under = stamp(ctx.config, ctx.params, ctx.catalog_judged(), len(ctx.index))
+        key = exact_key(prepared.normalized)
         held = None
         if self.filter.might_have(key):
             try:
