@@ -20,10 +20,10 @@ def check(out: str) -> None:
     assert [(r[0], r[4]) for r in table] == [(how, peer) for how in ("crawl", "ingest") for peer in mirrors.PEERS]
     for r in table:
         if r[4] == mirrors.PEERS[0]:
-            assert r[6] == "0" and r[7] == r[8] == "–"
+            assert r[7] == "0" and r[8] == r[9] == "–"
         else:  # the gate served some pages, and every page has the matches full judging gives it
-            assert int(r[6]) > 0 and r[7] == r[8] == "yes"
-        assert float(r[5]) > 0 and 0 < float(r[2]) <= 1
+            assert int(r[7]) > 0 and r[8] == r[9] == "yes"
+        assert float(r[5]) > 0 and float(r[6]) > 0 and 0 < float(r[2]) <= 1
 
 
 def test_sample_run(capsys):
