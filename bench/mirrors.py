@@ -18,7 +18,8 @@ started: each page's HTML is decoded with its real encoding and its text extract
 (the ingest text keeps the site's watermark lines, which normalisation removes). The pages are
 stored in a shuffled order (mirrors come before their first copy as often as after) and each
 is processed with tracker.pipeline.process_page, on a copy of one store holding the registered
-chapters, with the in-process index:
+chapters, with the in-process index; once all of them (mirrors: half), once the first site's
+alone (mirrors: none, what the gate costs where it never helps):
 
     every page judged    FPT_SEEN_TEXTS=0: every page normalised, matched and verified
     with the gate        FPT_SEEN_TEXTS=1: a page whose text was judged before gets that judgement
@@ -179,12 +180,27 @@ def run(template: Path, home: Path, gate: bool, pages: list[SitePage], texts: di
         ctx.close()
 
 
+def compare(template: Path, home: Path, pages: list[SitePage], texts: dict[str, str], repeat: int):
+    """Both peers on the same pages, taking turns: {peer: (best seconds, best CPU seconds, served,
+    matches)}."""
+    best: dict[str, tuple[float, float]] = {}
+    results = {}
+    for r in range(repeat):
+        for peer in (PEERS if r % 2 == 0 else PEERS[::-1]):
+            seconds, cpu, served, matches = run(template, home, peer == PEERS[1], pages, texts)
+            was = best.get(peer, (seconds, cpu))
+            best[peer] = (min(was[0], seconds), min(was[1], cpu))
+            results[peer] = (*best[peer], served, matches)
+    return results
+
+
 def bench(chapters: list[tuple[str, str]], registered: int, mirrors: int, repeat: int, seed: int) -> Table:
     pages = site_pages(chapters, mirrors)
     random.Random(seed).shuffle(pages)
     pairs = mirror_pairs(pages)
-    table = Table("Page processing with and without the gate, half the pages mirrors",
-                  ["extraction", "pages", "mirror keys equal", "texts equal", "peer", "pages/s",
+    first_site = [p for p in pages if p.site == FIRST[1]]
+    table = Table("Page processing with and without the gate",
+                  ["extraction", "mirrors", "pages", "mirror keys equal", "texts equal", "peer", "pages/s",
                    "pages per CPU second", "by lookup", "same matches", "same scores and spans"])
     from fingerprint.textkeys import exact_key
 
@@ -195,32 +211,27 @@ def bench(chapters: list[tuple[str, str]], registered: int, mirrors: int, repeat
         for how in ("crawl", "ingest"):
             texts = extract(pages, how)
             keys = {u: exact_key(t) for u, t in texts.items()}
-            same_key = sum(keys[a] == keys[b] for a, b in pairs) / len(pairs)
-            same_text = sum(texts[a] == texts[b] for a, b in pairs) / len(pairs)
-            best: dict[str, float] = {}
-            best_cpu: dict[str, float] = {}
-            results = {}
-            for r in range(repeat):
-                for peer in (PEERS if r % 2 == 0 else PEERS[::-1]):
-                    seconds, cpu, served, matches = run(template, tmp_path / "home", peer == PEERS[1], pages, texts)
-                    best[peer] = min(best.get(peer, seconds), seconds)
-                    best_cpu[peer] = min(best_cpu.get(peer, cpu), cpu)
-                    results[peer] = (served, matches)
-            judged, gated = results[PEERS[0]][1], results[PEERS[1]][1]
-            same = all({(c, v[0]) for c, v in judged[u].items()} == {(c, v[0]) for c, v in gated[u].items()}
-                       for u in judged)
-            exact = judged == gated
-            for peer in PEERS:
-                table.add(how, len(pages), f"{same_key:.3f}", f"{same_text:.3f}", peer,
-                          f"{len(pages) / best[peer]:.1f}", f"{len(pages) / best_cpu[peer]:.1f}", results[peer][0],
-                          "–" if peer == PEERS[0] else ("yes" if same else "NO"),
-                          "–" if peer == PEERS[0] else ("yes" if exact else "NO"))
-            found = sum(1 for u in judged for v in judged[u].values() if v[0] != "different")
-            distinct = len({keys[p.url] for p in pages})
-            table.notes.append(f"{how}: {found} matches in all; {distinct} distinct exact keys among "
-                               f"{len(pages)} pages.")
+            same_key = f"{sum(keys[a] == keys[b] for a, b in pairs) / len(pairs):.3f}"
+            same_text = f"{sum(texts[a] == texts[b] for a, b in pairs) / len(pairs):.3f}"
+            for share, some, equal in (("half", pages, (same_key, same_text)), ("none", first_site, ("–", "–"))):
+                results = compare(template, tmp_path / "home", some, texts, repeat)
+                judged, gated = results[PEERS[0]][3], results[PEERS[1]][3]
+                same = all({(c, v[0]) for c, v in judged[u].items()} == {(c, v[0]) for c, v in gated[u].items()}
+                           for u in judged)
+                for peer in PEERS:
+                    seconds, cpu, served, _ = results[peer]
+                    table.add(how, share, len(some), *equal, peer, f"{len(some) / seconds:.1f}",
+                              f"{len(some) / cpu:.1f}", served,
+                              "–" if peer == PEERS[0] else ("yes" if same else "NO"),
+                              "–" if peer == PEERS[0] else ("yes" if judged == gated else "NO"))
+                if share == "half":
+                    found = sum(1 for u in judged for v in judged[u].values() if v[0] != "different")
+                    distinct = len({keys[p.url] for p in pages})
+                    table.notes.append(f"{how}: {found} matches in all; {distinct} distinct exact keys among "
+                                       f"{len(pages)} pages.")
     table.notes.append(f"{len(chapters)} chapters ({registered} registered, {len(chapters) - registered} not), each on "
-                       f"the first site and on one of {mirrors} mirror sites; best of {repeat} runs per peer.")
+                       f"the first site and on one of {mirrors} mirror sites (mirrors: half); the first site's pages "
+                       f"alone (mirrors: none); best of {repeat} runs per peer.")
     return table
 
 

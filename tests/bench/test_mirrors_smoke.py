@@ -17,13 +17,16 @@ def rows(out: str) -> list[list[str]]:
 
 def check(out: str) -> None:
     table = rows(out)
-    assert [(r[0], r[4]) for r in table] == [(how, peer) for how in ("crawl", "ingest") for peer in mirrors.PEERS]
+    assert [(r[0], r[1], r[5]) for r in table] == [(how, share, peer) for how in ("crawl", "ingest")
+                                                   for share in ("half", "none") for peer in mirrors.PEERS]
     for r in table:
-        if r[4] == mirrors.PEERS[0]:
-            assert r[7] == "0" and r[8] == r[9] == "–"
-        else:  # the gate served some pages, and every page has the matches full judging gives it
-            assert int(r[7]) > 0 and r[8] == r[9] == "yes"
-        assert float(r[5]) > 0 and float(r[6]) > 0 and 0 < float(r[2]) <= 1
+        if r[5] == mirrors.PEERS[0] or r[1] == "none":  # judged in full, or no text seen twice
+            assert r[8] == "0"
+        else:
+            assert int(r[8]) > 0 and 0 < float(r[3]) <= 1
+        if r[5] == mirrors.PEERS[1]:  # every page has the matches full judging gives it
+            assert r[9] == r[10] == "yes"
+        assert float(r[6]) > 0 and float(r[7]) > 0
 
 
 def test_sample_run(capsys):
