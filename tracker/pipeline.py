@@ -105,10 +105,15 @@ def process_page(ctx: Context, key: str) -> Processed:
     except FingerprintError as e:
         ctx.store.set_page_status(key, "failed", str(e))
         return Processed(page=key, status="failed", reason=str(e))
-    if prepared.units == 0:
-        ctx.store.set_page_status(key, "failed", EMPTY_REASON)
-        return Processed(page=key, status="failed", reason=EMPTY_REASON)
-    judged = judge(ctx, page, prepared)
+    # A text judged before costs a lookup (tracker.seen); it was not empty then (a failed page is
+    # never recorded), so only a page to judge is measured in sounds first.
+    judged = ctx.seen.lookup(page, prepared) if ctx.seen is not None else Judged([], False)
+    if not judged.looked_up:
+        if prepared.units == 0:
+            ctx.store.set_page_status(key, "failed", EMPTY_REASON)
+            return Processed(page=key, status="failed", reason=EMPTY_REASON)
+        found = ctx.tracker.match(prepared)
+        judged = ctx.seen.judged(judged, found, prepared) if judged.record is not None else Judged(found, False)
     found = of_whole_works(ctx.store, judged.found)
     # A new match becomes an event to tell; a copy found again on a page marked removed reopens its match.
     records = notify.matches_stored(ctx.store, [(r, ctx.store.upsert_match(r)) for r in
@@ -117,14 +122,6 @@ def process_page(ctx: Context, key: str) -> Processed:
     if ctx.seen is not None:
         ctx.seen.remember(judged)  # only a page done is a source of judgement
     return Processed(page=key, status="done", matches=records, looked_up=judged.looked_up)
-
-
-def judge(ctx: Context, page: Page, prepared) -> Judged:
-    """The engine's matches of a page: by lookup when its text was judged before against the same
-    registered chapters (tracker.seen), else by matching and verifying it now."""
-    if ctx.seen is None:
-        return Judged(ctx.tracker.match(prepared), False)
-    return ctx.seen.judge(page, prepared)
 
 
 def of_whole_works(store: Any, found: Sequence[Match]) -> list[Match]:

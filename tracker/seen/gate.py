@@ -60,7 +60,9 @@ class SeenTexts:
     def __init__(self, ctx, seen_filter):
         self.ctx, self.filter = ctx, seen_filter
 
-    def judge(self, page: Page, prepared: Prepared) -> Judged:
+    def lookup(self, page: Page, prepared: Prepared) -> Judged:
+        """The earlier judgement of the page's text, when there is one made under the current stamp
+        (`looked_up`); else a Judged to complete with `judged` once the page is matched."""
         ctx = self.ctx
         # Read before matching: a chapter registered meanwhile makes the record stale, never wrong.
         under = stamp(ctx.config, ctx.params, ctx.catalog_judged(), len(ctx.index))
@@ -75,10 +77,15 @@ class SeenTexts:
             found = [_placed(m, held, page, prepared) for m in held.matches]
             if all(m is not None for m in found):
                 return Judged(found, True)
-        found = ctx.tracker.match(prepared)
-        record = SeenText(key=key, page=page.key, content_hash=page.content_hash, judged_under=under,
-                          matches=[_kept(m, prepared) for m in found])
-        return Judged(found, False, record, new=held is None)
+        record = SeenText(key=key, page=page.key, content_hash=page.content_hash, judged_under=under)
+        return Judged([], False, record, new=held is None)
+
+    @staticmethod
+    def judged(pending: Judged, found: list[Match], prepared: Prepared) -> Judged:
+        """`pending` (from lookup) with the matches the page was just judged to have."""
+        pending.found = found
+        pending.record.matches = [_kept(m, prepared) for m in found]
+        return pending
 
     def remember(self, judged: Judged) -> None:
         """Keep a full judgement under its key (called once the page's matches are stored)."""
