@@ -10,9 +10,10 @@ May import: fingerprint and tracker (never crawler or web).
 from __future__ import annotations
 
 from .filters import ERROR_RATE, RedisFilter, StoreFilter, capacity_for
-from .gate import Judged, SeenTexts, stamp
+from .gate import Judged, SeenTexts, settings_hash, stamp
 
-__all__ = ["ERROR_RATE", "Judged", "RedisFilter", "SeenTexts", "StoreFilter", "capacity_for", "open_gate", "stamp"]
+__all__ = ["ERROR_RATE", "Judged", "RedisFilter", "SeenTexts", "StoreFilter", "capacity_for", "open_gate",
+           "settings_hash", "stamp"]
 
 
 def open_gate(ctx) -> SeenTexts:

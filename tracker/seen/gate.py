@@ -35,14 +35,18 @@ from ..store.seen_texts import SeenText
 RECORD_VERSION = 1
 
 
-def stamp(config, params, catalog: tuple[int, str], indexed: int) -> str:
-    """What a judgement depends on besides the text: every engine setting (thresholds too), the
-    index's parameters, the registered chapters (tracker.store catalog_stamp), how many of them
-    the index holds (an index that lost some, or is being rebuilt, judges otherwise) and the
-    engine's release."""
-    what = {"engine": config.to_dict(), "index": asdict(params), "catalog": list(catalog), "indexed": int(indexed),
-            "record": RECORD_VERSION, "version": fingerprint.__version__}
-    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:32]
+def settings_hash(config, params) -> str:
+    """Every engine setting (thresholds too), the index's parameters and the engine's release."""
+    what = {"engine": config.to_dict(), "index": asdict(params), "record": RECORD_VERSION,
+            "version": fingerprint.__version__}
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def stamp(settings: str, catalog: tuple[int, str], indexed: int) -> str:
+    """What a judgement depends on besides the text: the settings (`settings_hash`), the registered
+    chapters (tracker.store catalog_stamp) and how many of them the index holds (an index that lost
+    some, or is being rebuilt, judges otherwise)."""
+    return hashlib.sha256(json.dumps([settings, list(catalog), int(indexed)]).encode()).hexdigest()[:32]
 
 
 @dataclass
@@ -59,13 +63,14 @@ class SeenTexts:
 
     def __init__(self, ctx, seen_filter):
         self.ctx, self.filter = ctx, seen_filter
+        self.settings = settings_hash(ctx.config, ctx.params)
 
     def lookup(self, page: Page, prepared: Prepared) -> Judged:
         """The earlier judgement of the page's text, when there is one made under the current stamp
         (`looked_up`); else a Judged to complete with `judged` once the page is matched."""
         ctx = self.ctx
         # Read before matching: a chapter registered meanwhile makes the record stale, never wrong.
-        under = stamp(ctx.config, ctx.params, ctx.catalog_judged(), len(ctx.index))
+        under = stamp(self.settings, ctx.catalog_judged(), len(ctx.index))
         key = exact_key(prepared.normalized)
         held = None
         if self.filter.might_have(key):
