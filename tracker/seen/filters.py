@@ -37,7 +37,7 @@ ERROR_RATE = 0.001
 MIN_CAPACITY = 100_000
 SAVE_EVERY = 1000  # new keys between two saves of an in-process filter
 FILL_BATCH = 2000  # keys per BITFIELD when a Redis filter is filled from the store
-PART_CAPACITY = 50_000_000  # keys per Redis string of a filter: 86 MB at ERROR_RATE (a string holds 512 MB)
+PART_CAPACITY = 50_000_000  # keys per Redis string of a filter: 86 MiB at ERROR_RATE (a string holds 512 MiB)
 
 
 def capacity_for(store) -> int:
