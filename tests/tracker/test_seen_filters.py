@@ -138,3 +138,21 @@ def test_a_large_redis_filter_is_kept_in_parts(store, client, monkeypatch):
     g = RedisFilter(client, store, prefix="t:")
     g.add("ef" * 16, new=True)
     assert f.might_have("ef" * 16) and sum(f.might_have(k) for k in keys(5000, 10_000)) < 50
+
+
+def test_a_store_that_cannot_take_the_filter_on_close_costs_only_a_rebuild(store, caplog):
+    from tracker.store import StoreError
+
+    stored(store, keys(3))
+    f = StoreFilter(store, 1000)
+
+    def refuse(data, held):
+        raise StoreError("disk full")
+
+    store.put_seen_filter = refuse
+    f.close()
+    assert "not saved" in caplog.text
+    del store.put_seen_filter
+    with pytest.raises(KeyError):
+        store.seen_filter()
+    assert all(StoreFilter(store).might_have(k) for k in keys(3))

@@ -29,7 +29,7 @@ import xxhash
 from fingerprint.bloom import BloomFilter, bloom_positions, bloom_size
 
 from ..redis_client import RedisUnavailable, client_url, explain, is_cluster
-from ..store import NotFound
+from ..store import NotFound, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +91,13 @@ class StoreFilter:
         self._unsaved = 0
 
     def close(self) -> None:
+        """Save the keys added since the last save; a store that cannot take it now loses only time
+        (the next process adds the stored keys it lacks)."""
         if self._unsaved:
-            self.save()
+            try:
+                self.save()
+            except StoreError as e:
+                log.warning("the filter of seen texts was not saved (%s); the next process builds it again", e)
 
 
 class RedisFilter:
