@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import numpy as np
 import xxhash
 
-from fingerprint.errors import IncompatibleFingerprints, InputError, ParameterError
+from fingerprint.errors import InputError, ParameterError
 
 _MAGIC = b"FPBF"
 _VERSION = 1
@@ -54,6 +54,24 @@ def _encode(item) -> bytes:
     )
 
 
+def bloom_positions(items: Iterable, m: int, k: int, seed: int = 0) -> np.ndarray:
+    """An (items, k) array of the bit positions (h1 + i * h2) mod m of each item, by repeated
+    addition: what a filter of m bits and k hashes sets and tests, wherever its bits are kept."""
+    digest = xxhash.xxh3_128_digest
+    raw = b"".join([digest(_encode(it), seed) for it in items])
+    both = np.frombuffer(raw, dtype=">u8").reshape(-1, 2).astype(_U64)  # big-endian: high, low
+    h1, h2 = both[:, 1], both[:, 0] | _U64(1)  # h1 the low 64 bits, h2 the high ones made odd
+    mm = _U64(m)
+    pos = np.empty((h1.shape[0], k), dtype=_U64)
+    cur = h1 % mm
+    step = h2 % mm
+    for i in range(k):
+        pos[:, i] = cur
+        cur = cur + step  # both < m < 2**63, so no overflow
+        cur[cur >= mm] -= mm
+    return pos
+
+
 class BloomFilter:
     """A Bloom filter sized for `capacity` items at `error_rate` false positives."""
 
@@ -62,28 +80,8 @@ class BloomFilter:
         self.capacity, self.error_rate, self.seed = int(capacity), float(error_rate), int(seed)
         self.bits = np.zeros((self.m + 7) // 8, dtype=np.uint8)
 
-    def params(self) -> tuple:
-        return (self.m, self.k, self.capacity, self.error_rate, self.seed)
-
-    def _hashes(self, items: Iterable) -> tuple[np.ndarray, np.ndarray]:
-        """h1 (low 64 bits) and h2 (high 64 bits, made odd) of each item's XXH3-128."""
-        digest, seed = xxhash.xxh3_128_digest, self.seed
-        raw = b"".join([digest(_encode(it), seed) for it in items])
-        both = np.frombuffer(raw, dtype=">u8").reshape(-1, 2).astype(_U64)  # big-endian: high, low
-        return both[:, 1], both[:, 0] | _U64(1)
-
     def _positions(self, items: Iterable) -> np.ndarray:
-        """An (items, k) array of bit positions (h1 + i * h2) mod m, by repeated addition."""
-        h1, h2 = self._hashes(items)
-        m = _U64(self.m)
-        pos = np.empty((h1.shape[0], self.k), dtype=_U64)
-        cur = h1 % m
-        step = h2 % m
-        for i in range(self.k):
-            pos[:, i] = cur
-            cur = cur + step  # both < m < 2**63, so no overflow
-            cur[cur >= m] -= m
-        return pos
+        return bloom_positions(items, self.m, self.k, self.seed)
 
     def add_many(self, items: Iterable) -> None:
         pos = self._positions(items).ravel()
@@ -103,39 +101,14 @@ class BloomFilter:
     def __contains__(self, item) -> bool:
         return bool(self.contains_many([item])[0])
 
-    def bit_count(self) -> int:
-        return int(np.unpackbits(self.bits).sum())
-
-    def estimate(self) -> float:
-        """Estimated number of distinct items added: -(m / k) ln(1 - set bits / m) (Swamidass and Baldi)."""
-        x = self.bit_count()
-        if x >= self.m:
-            return float("inf")
-        return -(self.m / self.k) * math.log(1.0 - x / self.m)
-
-    def __len__(self) -> int:
-        """The estimate, rounded (a full filter reports its bit count)."""
-        e = self.estimate()
-        return self.m if math.isinf(e) else round(e)
-
-    def union(self, other: BloomFilter) -> BloomFilter:
-        """A filter holding the items of both (same parameters required)."""
-        if self.params() != other.params():
-            raise IncompatibleFingerprints("Bloom filters", self.params(), other.params())
-        out = BloomFilter(self.capacity, self.error_rate, seed=self.seed)
-        out.bits = self.bits | other.bits
-        return out
-
-    __or__ = union
-
     def to_bytes(self) -> bytes:
         """The parameters and the packed bits, for saving and for `from_bytes`."""
         head = _HEADER.pack(_MAGIC, _VERSION, self.m, self.k, self.capacity, self.error_rate, self.seed & (2**64 - 1))
         return head + self.bits.tobytes()
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, expect: BloomFilter | None = None) -> BloomFilter:
-        """Rebuild a filter from `to_bytes` output; with `expect`, refuse other parameters."""
+    def from_bytes(cls, data: bytes) -> BloomFilter:
+        """Rebuild a filter from `to_bytes` output."""
         if len(data) < _HEADER.size or data[:4] != _MAGIC:
             raise InputError("not a Bloom filter: the data does not start with FPBF; pass bytes made by to_bytes()")
         magic, version, m, k, capacity, error_rate, seed = _HEADER.unpack_from(data)
@@ -154,8 +127,6 @@ class BloomFilter:
             raise InputError(
                 f"Bloom filter data has {len(body)} bytes of bits, expected {out.bits.shape[0]}; the data is truncated"
             )
-        if expect is not None and expect.params() != out.params():
-            raise IncompatibleFingerprints("Bloom filters", out.params(), expect.params())
         out.bits = np.frombuffer(body, dtype=np.uint8).copy()
         return out
 

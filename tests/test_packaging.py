@@ -74,7 +74,7 @@ def test_every_declared_dependency_is_installed_with_its_extras():
     assert missing == [], f"not met: {missing}; run scripts/bootstrap test,bench"
 
 
-@pytest.mark.parametrize("module", ["trafilatura", "lxml.html.clean", "jieba", "pypinyin", "opencc", "xxhash",
+@pytest.mark.parametrize("module", ["trafilatura", "lxml.html.clean", "pypinyin", "opencc", "xxhash",
                                    "scrapy", "scrapy_redis", "celery", "flask_wtf", "flask_login", "waitress",
                                    "pymongo", "redis", "charset_normalizer"])
 def test_every_runtime_dependency_imports(module):

@@ -69,6 +69,9 @@ class Context:
         self._index = index
         self._image_index = None
         self._image_count = 0
+        self._seen = None
+        self._index_in_process = False
+        self._loaded_catalog: tuple[int, str] | None = None
 
     @property
     def store(self) -> Store:
@@ -92,11 +95,13 @@ class Context:
             else:
                 # The in-process index lives as long as the process: fill it from the stored fingerprints.
                 self._index = MemoryIndex(self.config, self.params)
+                self._index_in_process = True
                 self.load_index(self._index)
         return self._index
 
     def load_index(self, index: CandidateIndex) -> int:
         """Add every stored fingerprint made with the current parameters; returns how many."""
+        self._loaded_catalog = self.store.catalog_stamp()  # read first: a chapter added meanwhile is newer
         docs = {ch.key: ch.doc for ch in self.store.chapters()}
         items = [(docs[r.chapter], unpack_keys(r.data)) for r in self.store.fingerprints(self.params_hash)
                  if r.chapter in docs]
@@ -105,6 +110,32 @@ class Context:
         if compact is not None and items:
             compact()  # the Redis index stores its buckets at their exact size after a bulk load
         return len(items)
+
+    def catalog_judged(self) -> tuple[int, str]:
+        """The registered chapters a page judged now is judged against (the store's catalog_stamp).
+        The in-process index is loaded again first when the store's chapters changed since it was
+        loaded (this process or another registered, changed or removed some), so that what a page
+        is judged against is what the stamp says; Redis holds one index, written as chapters are
+        registered."""
+        index = self.index  # loads the in-process index on first use
+        now = self.store.catalog_stamp()
+        if self._index_in_process and self._loaded_catalog != now:
+            index.clear()
+            self.load_index(index)
+            if "tracker" in self.__dict__:
+                self.tracker.originals.clear()  # prepared texts of chapters that may have changed
+            now = self._loaded_catalog
+        return now
+
+    @property
+    def seen(self):
+        """The gate of page processing (tracker.seen.SeenTexts), opened on first use; None with
+        FPT_SEEN_TEXTS=0 (every page judged in full)."""
+        if self._seen is None and self.settings.seen_texts:
+            from .seen import open_gate
+
+            self._seen = open_gate(self)
+        return self._seen
 
     @property
     def image_index(self):
@@ -128,5 +159,8 @@ class Context:
         return Tracker(self.config, index=self.index, originals=StoreOriginals(self.store, self.config))
 
     def close(self) -> None:
+        if self._seen is not None:
+            self._seen.close()  # saves an in-process filter's new keys
+            self._seen = None
         if self._store is not None:
             self._store.close()

@@ -25,6 +25,7 @@ from .media import pictures
 from .media.images import ProcessedImage, check_image, process_image
 from .media.pictures import PictureRead
 from .safe_names import clean_site_name
+from .seen import Judged
 from .store import BadRecord, FingerprintRecord, MatchRecord, NotFound, Page, PageImage
 from .workers.tally import tally
 
@@ -114,6 +115,7 @@ class Processed:
     status: str  # done | failed | missing
     matches: list[MatchRecord] = field(default_factory=list)
     reason: str = ""
+    looked_up: bool = False  # its text was judged before: the matches are that judgement's (tracker.seen)
 
 
 def process_page(ctx: Context, key: str) -> Processed:
@@ -127,15 +129,23 @@ def process_page(ctx: Context, key: str) -> Processed:
     except FingerprintError as e:
         ctx.store.set_page_status(key, "failed", str(e))
         return Processed(page=key, status="failed", reason=str(e))
-    if prepared.units == 0:
-        ctx.store.set_page_status(key, "failed", EMPTY_REASON)
-        return Processed(page=key, status="failed", reason=EMPTY_REASON)
-    found = of_whole_works(ctx.store, ctx.tracker.match(prepared))
+    # A text judged before costs a lookup (tracker.seen); it was not empty then (a failed page is
+    # never recorded), so only a page to judge is measured in sounds first.
+    judged = ctx.seen.lookup(page, prepared) if ctx.seen is not None else Judged([], False)
+    if not judged.looked_up:
+        if prepared.units == 0:
+            ctx.store.set_page_status(key, "failed", EMPTY_REASON)
+            return Processed(page=key, status="failed", reason=EMPTY_REASON)
+        found = ctx.tracker.match(prepared)
+        judged = ctx.seen.judged(judged, found, prepared) if judged.record is not None else Judged(found, False)
+    found = of_whole_works(ctx.store, judged.found)
     # A new match becomes an event to tell; a copy found again on a page marked removed reopens its match.
     records = notify.matches_stored(ctx.store, [(r, ctx.store.upsert_match(r)) for r in
                                                 (to_record(m, page, ctx) for m in found)], page.url)
     ctx.store.set_page_status(key, "done")
-    return Processed(page=key, status="done", matches=records)
+    if ctx.seen is not None:
+        ctx.seen.remember(judged)  # only a page done is a source of judgement
+    return Processed(page=key, status="done", matches=records, looked_up=judged.looked_up)
 
 
 def of_whole_works(store: Any, found: Sequence[Match]) -> list[Match]:

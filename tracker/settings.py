@@ -65,6 +65,9 @@ class Settings:
     # FPT_FETCH_ALLOW: networks (10.0.0.0/8) and host names, comma-separated, that the system may
     # fetch though they are not public (an intranet site, a test server); see tracker.egress.
     fetch_allow: str = ""
+    # FPT_SEEN_TEXTS: 1: a page whose text was judged before, against the same registered chapters,
+    # gets that judgement's matches by lookup (tracker.seen); 0: every page is judged in full.
+    seen_texts: int = 1
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -124,6 +127,8 @@ class Settings:
                 parse_allow(s.fetch_allow)
             except ValueError as e:
                 raise SettingsError(str(e)) from None
+        if s.seen_texts not in (0, 1):
+            raise SettingsError("FPT_SEEN_TEXTS must be 1 (reuse the judgement of a text seen before) or 0")
         if s.extract_processes < -1:
             raise SettingsError("FPT_EXTRACT_PROCESSES must be -1 (one fewer than the cores), 0 or more")
         return s

@@ -6,8 +6,12 @@ its verdict the one the documented thresholds give for the true shares."""
 from __future__ import annotations
 
 import random
+import re
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.disguises import DISGUISES
 from fingerprint.chapters import split_chapters
@@ -104,3 +108,14 @@ def test_coverage_of_a_shuffled_copy_takes_linear_time(xiyouji):
     # the larger arrays leave the CPU caches, which alone takes 8x to 11-13x (numpy's searchsorted
     # on random 64-bit keys, 20k -> 160k). Quadratic work would take 64x: 16 still tells them apart.
     assert_linear(lambda pair: judge(*pair), make, 20_000, what="engine.judge on a shuffled copy", max_ratio=16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list("山城雨。！？!?；;…\n 。a，\u3000")) | st.characters(), max_size=60),
+       st.lists(st.integers(0, 70), max_size=30))
+def test_sentence_starts_are_where_the_runs_of_sentence_ends_stop(text, positions):
+    unit_start = np.unique(np.asarray(positions, dtype=np.int64))
+    ends = [m.end() for m in re.finditer(r"[。！？!?；;…\n]+", text)]
+    found = np.searchsorted(unit_start, np.asarray(ends, dtype=np.int64))
+    want = np.unique(np.concatenate([np.zeros(1, np.int64), found[found < unit_start.shape[0]]]))
+    assert sentence_starts(text, unit_start).tolist() == want.tolist()

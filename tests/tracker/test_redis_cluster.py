@@ -164,3 +164,23 @@ def test_the_tracker_on_a_cluster_finds_what_the_embedded_index_finds(cluster_ur
     embedded = run(Settings.load({"FPT_HOME": str(tmp_path / "e")}))
     assert len({m[0] for m in embedded}) >= 20  # most copies are found
     assert on_cluster == embedded
+
+
+def test_a_mirror_is_matched_by_lookup_with_the_seen_filter_on_a_cluster(cluster_url, tmp_path, monkeypatch):
+    from tracker.seen import RedisFilter, filters
+    from tracker.store import Page
+
+    monkeypatch.setattr(filters, "PART_CAPACITY", 20_000)  # parts in several slots
+    settings = Settings.load({"FPT_HOME": str(tmp_path / "home"), "FPT_REDIS_URL": cluster_url,
+                              "FPT_REDIS_PREFIX": "seen:"})
+    ctx = Context(settings)
+    register_work(ctx, "山城旧事", SAMPLES / "originals")
+    text = (SAMPLES / "pages" / "tw-3.txt").read_text(encoding="utf-8")
+    for key, body in (("p1", text), ("p2", text.replace("\n", "\n天才一秒记住本站地址：www.m-fake.com\n", 1))):
+        ctx.store.upsert_page(Page(key=key, text=body, site=key))
+    assert not process_page(ctx, "p1").looked_up
+    assert isinstance(ctx.seen.filter, RedisFilter) and ctx.seen.filter.parts == 5
+    assert process_page(ctx, "p2").looked_up
+    assert [(m.chapter, m.verdict, m.containment) for m in ctx.store.matches(page="p2")] == \
+        [(m.chapter, m.verdict, m.containment) for m in ctx.store.matches(page="p1")]
+    ctx.close()

@@ -22,6 +22,7 @@ from .store_contract_evidence import EvidenceContract
 from .store_contract_images import ImagesContract
 from .store_contract_keys import KeysContract
 from .store_contract_schedule import SiteScheduleContract
+from .store_contract_seen import SeenTextsContract
 from .store_contract_tenancy import TenancyContract
 from .store_contract_totals import TotalsContract
 
@@ -39,7 +40,7 @@ def store(client):
 
 
 class TestMongoStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, DiscoveryContract,
-                     TenancyContract, SiteScheduleContract, TotalsContract, KeysContract):
+                     TenancyContract, SiteScheduleContract, TotalsContract, KeysContract, SeenTextsContract):
     pass
 
 
@@ -243,3 +244,19 @@ def test_totals_of_an_earlier_version_are_dropped_and_the_totals_by_verdict_fill
     assert [(r["chapter"], r["verdict"]) for r in s.match_totals(["chapter", "verdict"], work="W")] == [
         ("W/1", "excerpt"), ("W/2", "contains")]
     check_everything(s, ["W"], ["a.com"])
+
+
+def test_a_saved_filter_in_parts_of_two_saves_reads_as_none(store, monkeypatch):
+    """A save under way (or two at once) leaves parts of different saves: no filter, so the caller
+    builds one from the keys instead of trusting a mix."""
+    from tracker.store import NotFound
+    from tracker.store.mongo import seen_texts
+
+    monkeypatch.setattr(seen_texts, "PART_BYTES", 4)
+    store.put_seen_filter(b"aaaabbbbcc", 3)
+    assert store.seen_filter() == (b"aaaabbbbcc", 3)
+    store._seen_filter.update_one({"part": 1}, {"$set": {"save": "another"}})
+    with pytest.raises(NotFound):
+        store.seen_filter()
+    store.put_seen_filter(b"dddd", 4)  # a smaller save leaves no part of the larger one behind
+    assert store.seen_filter() == (b"dddd", 4) and store._seen_filter.count_documents({}) == 1

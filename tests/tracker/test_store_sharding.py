@@ -31,6 +31,7 @@ from .store_contract_images import ImagesContract, image_match, page_image, work
 from .store_contract_keys import KeysContract, signing_key
 from .store_contract_notifications import NotificationsContract, event, subscription
 from .store_contract_schedule import SiteScheduleContract
+from .store_contract_seen import SeenTextsContract, seen
 from .store_contract_tenancy import TenancyContract, token
 
 
@@ -232,7 +233,7 @@ def store(log):
 
 class TestContractOnShardedCollections(StoreContract, ReportContract, ImagesContract, NotificationsContract,
                                        EvidenceContract, DiscoveryContract, TenancyContract, SiteScheduleContract,
-                                       KeysContract):
+                                       KeysContract, SeenTextsContract):
     """Every contract test, with each operation it makes the store send checked in the
     `store` fixture's teardown."""
 
@@ -382,6 +383,12 @@ def exercise(s: Any) -> None:
     s.delete_token("t1")
     s.add_signing_key(signing_key("north"))
     s.signing_key("north")
+    s.put_seen_text(seen())
+    s.get_seen_text(seen().key)
+    list(s.seen_text_keys())
+    s.count_seen_texts()
+    s.put_seen_filter(b"FPBF", 1)
+    s.seen_filter()
     s.upsert_work(Work(id="removed", title="removed", created_at=T0))
     s.upsert_chapter(chapter("removed/1", number=1))
     s.delete_work("removed")

@@ -19,6 +19,7 @@ from .store_contract_evidence import EvidenceContract, FileEvidenceContract
 from .store_contract_images import ImagesContract
 from .store_contract_keys import KeysContract
 from .store_contract_schedule import SiteScheduleContract
+from .store_contract_seen import SeenTextsContract
 from .store_contract_tenancy import TenancyContract
 from .store_contract_totals import TotalsContract
 
@@ -31,7 +32,8 @@ def store(tmp_path):
 
 
 class TestSQLiteStore(StoreContract, ReportContract, ImagesContract, EvidenceContract, FileEvidenceContract,
-                      DiscoveryContract, TenancyContract, SiteScheduleContract, TotalsContract, KeysContract):
+                      DiscoveryContract, TenancyContract, SiteScheduleContract, TotalsContract, KeysContract,
+                      SeenTextsContract):
     pass
 
 

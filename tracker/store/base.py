@@ -1,5 +1,5 @@
 """The store interface: `Store`, all of the abstract classes that each hold one concern's
-methods (in base_content, base_operations and base_accounts), and the reports.
+methods (in base_content, base_operations, base_accounts and seen_texts), and the reports.
 
 Two backends implement it: SQLite (the embedded default, no server) and
 MongoDB (production). One contract test suite runs against both. Unique keys
@@ -16,13 +16,14 @@ from .base_accounts import AccountsStore, KeysStore, TenancyStore
 from .base_content import ImagesStore, MatchesStore, OriginalsStore, PagesStore
 from .base_operations import DiscoveryStore, EvidenceStore, FollowUpStore, SitesStore
 from .records import Page
+from .seen_texts import SeenTextsStore
 
 __all__ = ["AccountsStore", "DiscoveryStore", "EvidenceStore", "FollowUpStore", "ImagesStore", "KeysStore",
-           "MatchesStore", "OriginalsStore", "PagesStore", "SitesStore", "Store", "TenancyStore"]
+           "MatchesStore", "OriginalsStore", "PagesStore", "SeenTextsStore", "SitesStore", "Store", "TenancyStore"]
 
 
 class Store(OriginalsStore, PagesStore, MatchesStore, SitesStore, AccountsStore, ImagesStore, FollowUpStore,
-            EvidenceStore, DiscoveryStore, TenancyStore, KeysStore):
+            EvidenceStore, DiscoveryStore, TenancyStore, KeysStore, SeenTextsStore):
     """Everything the system keeps."""
 
     # reports

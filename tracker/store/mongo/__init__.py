@@ -7,8 +7,8 @@ May import: fingerprint, pagetext, ocr, clikit and tracker.
 from __future__ import annotations
 
 from ..base import Store
-from . import (accounts, discovery, evidence, images, matches, notifications, originals, pages, signing_keys, sites,
-               tenancy, totals)
+from . import (accounts, discovery, evidence, images, matches, notifications, originals, pages, seen_texts,
+               signing_keys, sites, tenancy, totals)
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
 from .discovery import DiscoveryMongo
@@ -20,18 +20,19 @@ from .notifications import NotificationsMongo
 from .originals import OriginalsMongo
 from .pages import PagesMongo
 from .reports import ReportsMongo
+from .seen_texts import SeenTextsMongo
 from .sites import SitesMongo
 from .tenancy import TenancyMongo
 
 __all__ = ["MongoStore", "redact"]
 
 _CONCERNS = (originals, pages, matches, sites, accounts, images, notifications, evidence, discovery, tenancy,
-             totals, signing_keys)
+             totals, signing_keys, seen_texts)
 
 
 class MongoStore(OriginalsMongo, PagesMongo, MatchesMongo, SitesMongo, AccountsMongo, ImagesMongo,
-                 NotificationsMongo, EvidenceMongo, DiscoveryMongo, TenancyMongo, KeysMongo, ReportsMongo, MongoBase,
-                 Store):
+                 NotificationsMongo, EvidenceMongo, DiscoveryMongo, TenancyMongo, KeysMongo, SeenTextsMongo,
+                 ReportsMongo, MongoBase, Store):
     """The store in a MongoDB database. `client` takes an existing client (tests pass
     mongomock.MongoClient()); otherwise one is made for `url`, failing within
     `timeout_ms` when no server answers."""

@@ -47,12 +47,13 @@ SHARD_KEYS: dict[str, dict[str, Any]] = {
     "rechecks": {"page": "hashed"},
     "discovery_queries": {"run": "hashed"},
     "discovered_urls": {"url": "hashed"},
+    "seen_texts": {"key": "hashed"},
 }
 # Small collections, left on the primary shard (sharding them buys nothing). The running totals
 # of matches hold a document per group, not per match (about 300,000 groups at a million matches).
 UNSHARDED = frozenset({"evidence.files", "works", "sites", "crawl_runs", "users", "sessions", "counters", "subscriptions",
                         "discovery_runs", "orgs", "owners", "api_tokens", "signing_keys", "match_days", "match_sites",
-                        "match_verdicts"})
+                        "match_verdicts", "seen_filter"})
 
 NOT_INITIATED = 94  # NotYetInitialized: a mongod started with --replSet whose set was never initiated
 NO_REPLICATION = 76  # NoReplicationEnabled: a mongod started without --replSet
