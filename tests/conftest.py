@@ -16,8 +16,29 @@ CORPUS = SHARED / "corpus"
 REQUIRED = os.environ.get("FPT_REQUIRE_SERVICES") == "1"
 
 
+def hands_tests_to_workers(config) -> bool:
+    """True in the pytest process that only hands tests out to pytest-xdist's workers (`-n N`):
+    it runs no test, and each worker starts services of its own."""
+    if hasattr(config, "workerinput"):
+        return False  # a worker
+    try:
+        dist, tx = config.getoption("dist"), config.getoption("tx")
+    except ValueError:  # pytest-xdist not installed, or -p no:xdist
+        return False
+    return dist != "no" and bool(tx) and not config.getoption("collectonly")
+
+
 def pytest_configure(config) -> None:
-    services.choose()
+    if hands_tests_to_workers(config):
+        # Not started here: the workers would inherit FPT_TEST_REDIS and share one server, the
+        # tests of one emptying the queues and keys of another. Each worker starts its own.
+        named = os.environ.get("FPT_TEST_REDIS", "").strip()
+        services.REDIS.why = (f"Redis at {named} (FPT_TEST_REDIS), shared by every pytest-xdist worker: "
+                              "run with -n 0 to keep their tests apart" if named else
+                              "each pytest-xdist worker starts a Redis of its own "
+                              "(FPT_TEST_REDIS=redis://HOST:PORT names one for all of them)")
+    else:
+        services.choose()
     # The fixture sites, receivers and mail servers of the tests listen on loopback, which the
     # egress policy refuses unless allowed (tracker.egress); tests/security takes this away.
     os.environ.setdefault("FPT_FETCH_ALLOW", "127.0.0.0/8,::1")

@@ -297,10 +297,13 @@ def closed_port() -> int:
 
 
 @pytest.mark.parametrize("url, says", [
-    (f"redis://127.0.0.1:{closed_port()}", "cannot reach Redis"),
+    # {closed}: a port chosen when the test runs, so the test's name is the same in every
+    # process that collects it (pytest-xdist's workers compare their lists of tests)
+    ("redis://127.0.0.1:{closed}", "cannot reach Redis"),
     ("http://127.0.0.1:6379", "is not a Redis URL"),
 ])
 def test_a_redis_url_that_cannot_be_used_gets_one_line_and_exit_1(url, says, tmp_path):
+    url = url.format(closed=closed_port()) if "{closed}" in url else url
     env = {k: v for k, v in os.environ.items() if not k.startswith("FPT_")}
     env.update(FPT_HOME=str(tmp_path), FPT_REDIS_URL=url)
     r = subprocess.run([sys.executable, "-m", "crawler", "http://127.0.0.1:9/", *CRAWL], env=env,

@@ -143,10 +143,11 @@ def driver(tmp_path_factory, downloads):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Keep a screenshot of the browser as it was when a step failed."""
+    """Keep a screenshot of the browser as it was when a step failed, in tests/e2e/artifacts/failed/
+    (apart from the screenshots the admin's walk-through counts, which another worker may be taking)."""
     outcome = yield
     report = outcome.get_result()
     drv = item.funcargs.get("driver") if hasattr(item, "funcargs") else None
     if report.when == "call" and report.failed and drv is not None:
-        ARTIFACTS.mkdir(exist_ok=True)
-        drv.save_screenshot(str(ARTIFACTS / f"failed-{item.name}.png"))
+        (ARTIFACTS / "failed").mkdir(parents=True, exist_ok=True)
+        drv.save_screenshot(str(ARTIFACTS / "failed" / f"{item.name}.png"))

@@ -1,8 +1,10 @@
 """The evidence package downloaded from the admin in a real headless Chromium: sign in, open
-a match's evidence, click "Download evidence package", and check the zip that arrives."""
+a match's evidence, click "Download evidence package", and check the zip that arrives. The
+screenshot goes to tests/e2e/artifacts/evidence/."""
 from __future__ import annotations
 
 import zipfile
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -12,10 +14,21 @@ from tracker.evidence.warc import Exchange, exchange_warc, read_warc
 from tracker.store.evidence import Evidence
 from tracker.store.open import store_at
 
-from .conftest import ADMIN, PASSWORD
+from .conftest import ADMIN, ARTIFACTS, PASSWORD
 from .test_admin_browser import WAIT, check_png, finished_download, page_left
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    """tests/e2e/artifacts/evidence, emptied of the last run's screenshot; a folder of its own, so the
+    admin's walk-through, which counts the screenshots in tests/e2e/artifacts, never sees this one."""
+    folder = ARTIFACTS / "evidence"
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+    return folder
 
 
 def test_download_the_evidence_package_of_a_match(driver, live, artifacts, downloads):
