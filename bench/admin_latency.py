@@ -49,7 +49,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import quote, unquote, urlencode
@@ -60,7 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import (  # noqa: E402
+from bench.common import (
     OUT_DIR,
     BenchError,
     Table,
@@ -130,7 +130,7 @@ def build_store(path: Path, matches: int, seed: int = 7) -> dict[str, int]:
                 key=f"{title}/第{n}章", work=title, title=f"第{n}章", number=n,
                 text=f"第{n}章\n\n" + "\n".join(rng.sample(pool, 12))))[0] for n in range(1, CHAPTERS + 1)])
         sites = [f"{HOSTS[i % len(HOSTS)]}{i:03d}" for i in range(SITES)]
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         for i, site in enumerate(sites):
             store.upsert_site(Site(name=site, start_urls=[f"https://www.{site}.example/"]))
             for run in range(3):
@@ -194,8 +194,8 @@ def organise(path: Path) -> None:
     """Give the works, sites and the signed-in admin to organisations (ORGS), once: the admin
     reads every page through its organisation's view, as a rights holder does. The first
     organisation owns the most-copied works."""
-    from tracker.store.tenancy import Organisation
     from tracker.store.sqlite import SQLiteStore
+    from tracker.store.tenancy import Organisation
 
     store = SQLiteStore(path)
     try:

@@ -16,9 +16,9 @@ share by chance (stock phrases such as 且听下回分解 are shorter than that)
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 import numpy as np
 

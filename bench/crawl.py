@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import BenchError, corpus_path, run_cli  # noqa: E402
+from bench.common import BenchError, corpus_path, run_cli
 
 PEER = '''
 import sys, scrapy

@@ -24,9 +24,9 @@ from __future__ import annotations
 import html
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SENTENCE = re.compile(r"[^。！？!?]*[。！？!?]+[”」』]?|[^。！？!?]+$")
@@ -171,7 +171,7 @@ def css_hidden(body: str, rng: random.Random, **_) -> Disguised:
     """Junk between the characters, hidden three ways: a class rule, an id rule, inline style."""
     hidden_class = "".join(rng.choice("abcdefghij") for _ in range(4))
     parts = []
-    for k, p in enumerate(_paragraphs(body)):
+    for _k, p in enumerate(_paragraphs(body)):
         out = []
         for ch in p:
             out.append(html.escape(ch))

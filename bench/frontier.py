@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import BenchError, corpus_path, header_markdown, markdown_table, run_cli, write_report  # noqa: E402
-from bench.crawl import chapters  # noqa: E402
-from crawler.frontier import SHARED_IDLE_WAIT  # noqa: E402
+from bench.common import BenchError, corpus_path, header_markdown, markdown_table, run_cli, write_report
+from bench.crawl import chapters
+from crawler.frontier import SHARED_IDLE_WAIT
 
 
 def crawl_at_once(site, env: dict[str, str], processes: int, concurrency: int) -> tuple[float, float, int]:
@@ -131,7 +131,7 @@ def frontier_ops(url: str, n: int, prefix: str) -> dict[str, str]:
         try:
             run()
             out[name] = f"{n / (time.perf_counter() - t0):,.0f}"
-        except Exception as e:  # noqa: BLE001 - shown in the table: the shipped queue's MULTI on a cluster
+        except Exception as e:
             out[name] = "fails: " + explain(e, url, cluster=is_cluster(client)).split(";")[0]
     client.close()
     return out

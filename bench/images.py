@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import run_cli, write_report  # noqa: E402
-from fingerprint.image import fingerprint_image, images_match  # noqa: E402
+from bench.common import run_cli, write_report
+from fingerprint.image import fingerprint_image, images_match
 
 PEER_DISTANCE = 10
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
@@ -79,7 +79,7 @@ def encode(img, fmt: str = "PNG", **kw) -> bytes:
 
 
 def transforms(img, rng: random.Random) -> dict[str, object]:
-    from PIL import ImageDraw, ImageEnhance, Image
+    from PIL import Image, ImageDraw, ImageEnhance
 
     w, h = img.size
 

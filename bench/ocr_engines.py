@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import BenchError, corpus_path, load_chapters, markdown_table, run_cli, write_report  # noqa: E402
+from bench.common import BenchError, corpus_path, load_chapters, markdown_table, run_cli, write_report
 
 SIMPLIFIED = ["hongloumeng", "xiyouji", "sanguoyanyi", "shuihuzhuan", "laocanyouji", "jingshitongyan"]
 

@@ -45,8 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import (BenchError, corpus_path, header_markdown, load_chapters, markdown_table,  # noqa: E402
-                          run_cli, write_report)
+from bench.common import BenchError, corpus_path, header_markdown, load_chapters, markdown_table, run_cli, write_report
 
 SIMPLIFIED = ["hongloumeng", "xiyouji", "sanguoyanyi", "shuihuzhuan", "laocanyouji", "jingshitongyan"]
 STYLED = {
@@ -127,7 +126,7 @@ def build_cases(corpus: Path, chapters: int, chars: int, seed: int, counts: dict
         k = next(take)
         name, fixed = styled[i % len(styled)]
         draw(f"styled{i:02d}", "styled", k, registered[k], name, pages=1, **fixed)
-    for i, (k, text) in enumerate(others[:counts["unregistered"]]):
+    for i, (_k, text) in enumerate(others[:counts["unregistered"]]):
         draw(f"unreg{i:02d}", "unregistered", None, thirds(text)[i % 3], pages=1)
     for i in range(counts["textless"]):
         kind = ["noise", "gradient", "cover"][i % 3]
@@ -173,12 +172,12 @@ def read_all(cases: list[Case], jobs: int):
     return done, time.perf_counter() - t0, ready - t0
 
 
-def match(registered: dict[str, str], pages: dict[str, "object"], fold: bool) -> dict[str, list[str]]:
+def match(registered: dict[str, str], pages: dict[str, object], fold: bool) -> dict[str, list[str]]:
     """{page name: [matched chapter keys]} through fingerprint.track.Tracker as simtool track does."""
-    from ocr import pictures
     from fingerprint.engine import EngineConfig
     from fingerprint.models import Document
     from fingerprint.track import Tracker
+    from ocr import pictures
 
     tracker = Tracker(EngineConfig())
     originals = [Document(k, t) for k, t in registered.items()]
@@ -292,7 +291,7 @@ def main() -> int:
         table.append(row)
     registered_cases = [c for c in cases if c.chapter]
     total = ["**a third or more of a chapter**", len(registered_cases)]
-    for label, found in results.items():
+    for found in results.values():
         hits = sum(1 for c in registered_cases if c.chapter in found.get(c.name, []))
         total += [hits, f"{hits / len(registered_cases):.3f}"]
     table.append(total)

@@ -25,9 +25,9 @@ from __future__ import annotations
 import html
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
 
 __all__ = [
     "Source", "Page", "Simulator", "TRANSFORMS", "homophone_table", "is_common_char",

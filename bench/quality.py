@@ -36,10 +36,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.baseline import Baseline  # noqa: E402
-from bench.common import BenchError, corpus_path, cpu_model  # noqa: E402
-from bench.piracy import TRANSFORMS, Page, Simulator, Source, simplified  # noqa: E402
-from fingerprint.chapters import split_chapters  # noqa: E402
+from bench.baseline import Baseline
+from bench.common import BenchError, corpus_path, cpu_model
+from bench.piracy import TRANSFORMS, Page, Simulator, Source, simplified
+from fingerprint.chapters import split_chapters
 
 # Registered simplified novels, in the order --novels takes them.
 SIMPLIFIED = ["sanguoyanyi", "xiyouji", "hongloumeng", "shuihuzhuan", "laocanyouji"]
@@ -224,8 +224,8 @@ def run(args: argparse.Namespace) -> int:
     corpus = corpus_path(args.corpus)
     from fingerprint.engine import EngineConfig
     from fingerprint.index import IndexParams
-    from pagetext.sources import read_documents
     from fingerprint.track import track
+    from pagetext.sources import read_documents
 
     if args.quick:
         args.novels = min(args.novels, 2)
@@ -350,7 +350,7 @@ def run(args: argparse.Namespace) -> int:
         if name == "baseline" and args.no_baseline:
             continue
         bad: dict[str, set] = defaultdict(set)
-        for pk, ok_ in pred.keys() - expected:
+        for pk, _ok in pred.keys() - expected:
             bad[group(by_key[pk])].add(pk)
         print(f"{name:<9} pages with a false match: {len(bad['same-novel'])} of {groups['same-novel']} "
               f"negatives from unregistered chapters of registered novels, {len(bad['other-novel'])} of "

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import (  # noqa: E402
+from bench.common import (
     BenchError,
     Table,
     corpus_path,
@@ -57,8 +57,8 @@ from bench.common import (  # noqa: E402
     version_of,
     write_report,
 )
-from fingerprint.engine import EngineConfig, prepare  # noqa: E402
-from fingerprint.index import IndexKeys, IndexParams, index_keys  # noqa: E402
+from fingerprint.engine import EngineConfig, prepare
+from fingerprint.index import IndexKeys, IndexParams, index_keys
 
 PARAMS = IndexParams(winnow_sample=32, pinyin_sample=8)
 CONFIG = EngineConfig()
@@ -149,7 +149,7 @@ def bench_ours(client, label: str, keys: Keys, unrelated: list[IndexKeys], sizes
         compact_s = time.perf_counter() - t0
         mem = used_memory(client) - mem0
         found = rng.integers(0, n, size=n_queries)
-        hit = latencies(lambda i: idx.candidates(keys.copy(int(i))), list(found))
+        hit = latencies(lambda i, idx=idx: idx.candidates(keys.copy(int(i))), list(found))
         others = (unrelated * (n_queries // max(1, len(unrelated)) + 1))[:n_queries]
         miss = latencies(idx.candidates, others)
         ok = sum(int(i) in idx.candidates(keys.copy(int(i))) for i in found[:50])
@@ -230,8 +230,8 @@ def start_cluster():
 def main(argv: Sequence[str] | None = None) -> int:
     import redis
 
-    from tracker.redisindex import IndexUnavailable, connect
     from tracker.redis_client import is_cluster
+    from tracker.redisindex import IndexUnavailable, connect
 
     args = build_parser().parse_args(argv)
     sizes = [int(s) for s in (args.sizes or ("20000" if args.quick else "100000,1000000")).split(",")]

@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import (  # noqa: E402
+from bench.common import (
     BenchError,
     ChapterText,
     Table,
@@ -73,18 +73,18 @@ from bench.common import (  # noqa: E402
     run_cli,
     write_report,
 )
-from fingerprint.engine import EngineConfig, prepare  # noqa: E402
-from fingerprint.hashing import kgram_hashes  # noqa: E402
-from fingerprint.initials import fingerprint as initials_fingerprint  # noqa: E402
-from fingerprint.minhash import MinHashParams, minhash  # noqa: E402
-from fingerprint.models import Document  # noqa: E402
-from fingerprint.normalize import normalize  # noqa: E402
-from fingerprint.pinyin import to_sounds  # noqa: E402
-from fingerprint.simhash import simhash as simhash_features  # noqa: E402
-from fingerprint.simhash import text_simhash  # noqa: E402
-from fingerprint.simhash_index import SimhashIndex  # noqa: E402
-from fingerprint.track import Tracker  # noqa: E402
-from fingerprint.winnowing import select  # noqa: E402
+from fingerprint.engine import EngineConfig, prepare
+from fingerprint.hashing import kgram_hashes
+from fingerprint.initials import fingerprint as initials_fingerprint
+from fingerprint.minhash import MinHashParams, minhash
+from fingerprint.models import Document
+from fingerprint.normalize import normalize
+from fingerprint.pinyin import to_sounds
+from fingerprint.simhash import simhash as simhash_features
+from fingerprint.simhash import text_simhash
+from fingerprint.simhash_index import SimhashIndex
+from fingerprint.track import Tracker
+from fingerprint.winnowing import select
 
 SECTIONS = ("minhash", "channels", "simhash", "hamming", "tracker", "process")
 PEER_LIBRARIES = ("rensa", "datasketch", "simhash")
@@ -248,7 +248,8 @@ def bench_minhash(texts: list[str], repeat: int = 3, budget: float | None = None
     )
     inputs = {impl.name: impl.prep(texts) for impl in impls}
     timings = best_of_interleaved(
-        {impl.name: (lambda impl=impl: impl.run(inputs[impl.name])) for impl in impls}, repeat, budget=budget
+        {impl.name: (lambda impl=impl, inputs=inputs: impl.run(inputs[impl.name])) for impl in impls}, repeat,
+        budget=budget
     )
     del inputs
     best = {name: t.best for name, t in timings.items()}

@@ -37,12 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import BenchError, corpus_path, cpu_model, run_cli  # noqa: E402
-from bench.translation_corpus import pairs  # noqa: E402
-from fingerprint.chapters import split_chapters  # noqa: E402
-from fingerprint.engine import CHANNELS, EngineConfig, prepare  # noqa: E402
-from fingerprint.models import Document  # noqa: E402
-from fingerprint.track import Tracker  # noqa: E402
+from bench.common import BenchError, corpus_path, cpu_model, run_cli
+from bench.translation_corpus import pairs
+from fingerprint.chapters import split_chapters
+from fingerprint.engine import CHANNELS, EngineConfig, prepare
+from fingerprint.models import Document
+from fingerprint.track import Tracker
 
 SAME_LANGUAGE = tuple(c for c in CHANNELS if c != "translation")
 EN_BOOKS = ("pride_and_prejudice_pg1342.txt", "moby_dick_pg2701.txt", "frankenstein_pg84.txt",
@@ -168,7 +168,7 @@ def main() -> int:
     en_query_ms = per_page(en_texts, lambda p: p.translation_keys("query"))
     originals_zh = [prepare(f"o{i}", t) for i, t in enumerate(zh_texts)]
     for o in originals_zh:
-        o.bags
+        _ = o.bags
     t = time.perf_counter()
     for o, text in zip(originals_zh, en_texts):
         judge_translation(prepare("page", text), o)

@@ -33,14 +33,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.baseline import Baseline  # noqa: E402
-from bench.common import corpus_path, run_cli, write_report  # noqa: E402
-from bench.disguises import DISGUISES, cjk  # noqa: E402
-from fingerprint.chapters import split_chapters  # noqa: E402
-from fingerprint.engine import EngineConfig, verdict_for  # noqa: E402
-from pagetext.html import html_to_text  # noqa: E402
-from fingerprint.models import Document  # noqa: E402
-from fingerprint.track import Tracker  # noqa: E402
+from bench.baseline import Baseline
+from bench.common import corpus_path, run_cli, write_report
+from bench.disguises import DISGUISES, cjk
+from fingerprint.chapters import split_chapters
+from fingerprint.engine import EngineConfig, verdict_for
+from fingerprint.models import Document
+from fingerprint.track import Tracker
+from pagetext.html import html_to_text
 
 NOVELS = ["xiyouji", "sanguoyanyi", "shuihuzhuan", "hongloumeng"]
 UNRELATED = ["jingshitongyan", "jigongquanzhuan", "dongzhoulieguozhi", "guanchangxianxingji"]

@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.common import (  # noqa: E402
+from bench.common import (
     BenchError,
     corpus_path,
     load_average,
@@ -64,8 +64,8 @@ from bench.common import (  # noqa: E402
     run_cli,
     write_report,
 )
-from bench.piracy import Simulator  # noqa: E402
-from bench.quality import SIMPLIFIED, TRADITIONAL_REGISTERED, UNREGISTERED, load_novel, make_pages, write_docs  # noqa: E402
+from bench.piracy import Simulator
+from bench.quality import SIMPLIFIED, TRADITIONAL_REGISTERED, UNREGISTERED, load_novel, make_pages, write_docs
 
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
@@ -198,7 +198,7 @@ class CpuMeter:
     """CPU seconds used between start() and stop() by the given processes, the Redis server
     (shared with whatever else uses it) and the broker's server."""
 
-    def __init__(self, redis_url: str, broker: str, pids=lambda: []):
+    def __init__(self, redis_url: str, broker: str, pids=list):
         self.redis_url, self.pids, self.brokers = redis_url, pids, broker_pids(broker)
 
     def _sample(self) -> dict[str, float]:
@@ -321,9 +321,9 @@ class Workers:
 
 
 def with_workers(run: Run, n: int, layout: str, template: Path, pages: Path, logs: Path) -> Outcome:
+    from tracker.settings import Settings
     from tracker.workers.app import create_celery
     from tracker.workers.queue import dispatch_pages
-    from tracker.settings import Settings
 
     ctx, keys = prepare(run, template, pages)
     workers = Workers(run, logs)

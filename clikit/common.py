@@ -6,7 +6,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -96,7 +96,7 @@ def machine_value(v: Any) -> Any:
     """A value as the machine formats write it: a date and time as ISO 8601 with its UTC offset
     (a naive one is UTC), a whole float as an integer (4070.0 -> 4070), lists and dicts likewise inside."""
     if isinstance(v, datetime):
-        return (v if v.tzinfo else v.replace(tzinfo=timezone.utc)).isoformat(timespec="seconds")
+        return (v if v.tzinfo else v.replace(tzinfo=UTC)).isoformat(timespec="seconds")
     if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
         return int(v)
     if isinstance(v, dict):
@@ -115,7 +115,7 @@ def _is_terminal(out) -> bool:
 
 def _cell(v: Any) -> str:
     if isinstance(v, datetime):  # a table is read by people: minutes, in UTC
-        return (v.astimezone(timezone.utc) if v.tzinfo else v).strftime("%Y-%m-%d %H:%M")
+        return (v.astimezone(UTC) if v.tzinfo else v).strftime("%Y-%m-%d %H:%M")
     if isinstance(v, float):
         return f"{v:.3f}"
     if isinstance(v, (dict, list)):

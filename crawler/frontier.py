@@ -240,7 +240,7 @@ class Membership:
         folder = self.settings.home / "crawls"
         folder.mkdir(parents=True, exist_ok=True)
         lock = inside(folder, check_job(self.job) + ".lock")
-        self._lock_file = open(lock, "w")  # noqa: SIM115 - held for the whole crawl
+        self._lock_file = open(lock, "w")
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -257,7 +257,7 @@ class Membership:
             self._last_beat = now  # also when Redis fails: not one more try per response
             try:
                 self.client.zadd(redis_keys(self.settings, self.job)["crawlers"], {self.id: now})
-            except Exception:  # noqa: BLE001 - redis-py's errors, FrontierUnavailable
+            except Exception:
                 pass
 
     def leave(self) -> bool:
@@ -276,7 +276,7 @@ class Membership:
             pipe.zremrangebyscore(key, "-inf", time.time() - STALE_AFTER)
             pipe.zcard(key)
             return pipe.execute()[-1] == 0
-        except Exception:  # noqa: BLE001 - redis-py's errors, FrontierUnavailable
+        except Exception:
             # Still counted in Redis: the next crawler of the job here takes it out (else it would keep
             # the finished job's frontier from being cleared for STALE_AFTER seconds).
             path = spool_files(self.settings, self.job)["left"]

@@ -27,7 +27,7 @@ class EgressResolver(CachingThreadedResolver):
         resolver.policy = EgressPolicy.load(tracker_settings(crawler.settings))
         return resolver
 
-    def getHostByName(self, name: str, timeout: Any = ()):  # noqa: N802 - Twisted's interface
+    def getHostByName(self, name: str, timeout: Any = ()):
         d = super().getHostByName(name, timeout)
         d.addCallback(self._checked, name)
         return d

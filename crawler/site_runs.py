@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             store.close()
         result = run_crawl(settings, [rules], CrawlLimits(max_pages=args.max_pages), job=job_of(args.site),
                            log_level="WARNING", on_response=on_response)
-    except BaseException as e:  # noqa: BLE001 - whatever stopped it is said in the state, in one line
+    except BaseException as e:
         state.update(state="failed", finished_at=_now(), error=(str(e).splitlines() or [type(e).__name__])[0][:500])
         write_state(path, state)
         return 1

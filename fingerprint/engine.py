@@ -13,19 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from fingerprint.errors import ParameterError
 from fingerprint.coverage import join_substituted, measure, sentence_starts
+from fingerprint.errors import ParameterError
 from fingerprint.evidence import Run, SortedHashes, align, covered
 from fingerprint.hashing import kgram_hashes
-from fingerprint.initials import InitialsFingerprint, InitialsParams
+from fingerprint.initials import InitialsFingerprint, InitialsParams, shared_share
 from fingerprint.initials import fingerprint as initials_fingerprint
-from fingerprint.initials import shared_share
 from fingerprint.minhash import MinHash, MinHashParams, minhash
 from fingerprint.models import Match, Span
 from fingerprint.normalize import NormalizedText, normalize
 from fingerprint.pinyin import Sounds, to_sounds
 from fingerprint.simhash import Simhash, text_simhash
-from fingerprint.winnowing import WinnowParams, Winnowed, select
+from fingerprint.winnowing import Winnowed, WinnowParams, select
 
 CHANNELS = ("simhash", "minhash", "pinyin", "winnow", "translation")
 
@@ -215,7 +214,7 @@ class Prepared:
         for name in channels:
             if name == "translation":
                 if self.language in ("zh", "en"):
-                    self.reading
+                    _ = self.reading
                 continue
             getattr(self, {"winnow": "winnowed", "pinyin": "initials"}.get(name, name))
         return self

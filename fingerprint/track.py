@@ -20,7 +20,6 @@ from fingerprint.errors import InputError
 from fingerprint.index import CandidateIndex, IndexParams, MemoryIndex, index_keys
 from fingerprint.models import Document, Match
 
-
 # Originals proposed by the translation channel alone that are aligned with a page: at most this
 # many, the best first, and only those scoring at least TRANSLATION_WITHIN of the best (a whole
 # translation stands out and is aligned alone; a passage inside other text has close rivals).

@@ -34,7 +34,7 @@ class Line:
     box: Box
     confidence: float
 
-    def moved(self, dx: int, dy: int, scale: float = 1.0) -> "Line":
+    def moved(self, dx: int, dy: int, scale: float = 1.0) -> Line:
         """The same line with its box scaled by `scale` and then shifted by (dx, dy)."""
         x0, y0, x1, y1 = self.box
         box = (round(x0 * scale) + dx, round(y0 * scale) + dy, round(x1 * scale) + dx, round(y1 * scale) + dy)

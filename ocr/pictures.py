@@ -145,7 +145,7 @@ def picture_posts(inputs: Sequence[str], join: str = "auto") -> list[Post]:
         else:
             groups.setdefault((p.parent, part[0]), []).append((part[1], p, shown))
     posts: list[tuple[str, Post]] = []
-    for (parent, base), parts in groups.items():
+    for (_parent, base), parts in groups.items():
         if len(parts) == 1:  # "scan-3.png" alone is a picture of its own, named as it is
             singles.append((parts[0][1], parts[0][2]))
             continue
@@ -273,7 +273,6 @@ def folded_tracker(tracker, originals: Sequence[Document]):
     if not FOLD_LOOKALIKES:
         return tracker
     from fingerprint.track import Tracker
-
     from ocr.lookalike import fold
 
     other = Tracker(tracker.config)

@@ -89,17 +89,17 @@ def reading_order(lines: list[Line]) -> list[Line]:
     """`lines` top to bottom; lines sharing a row (vertical overlap over half the lower
     height) left to right."""
     rows: list[list[Line]] = []
-    for line in sorted(lines, key=lambda l: (l.box[1], l.box[0])):
+    for line in sorted(lines, key=lambda ln: (ln.box[1], ln.box[0])):
         if rows:
             last = rows[-1]
-            top = max(l.box[1] for l in last)
-            bottom = min(l.box[3] for l in last)
+            top = max(ln.box[1] for ln in last)
+            bottom = min(ln.box[3] for ln in last)
             overlap = min(bottom, line.box[3]) - max(top, line.box[1])
             if overlap > 0.5 * min(line.box[3] - line.box[1], bottom - top):
                 last.append(line)
                 continue
         rows.append([line])
-    return [line for row in rows for line in sorted(row, key=lambda l: l.box[0])]
+    return [line for row in rows for line in sorted(row, key=lambda ln: ln.box[0])]
 
 
 def _keep_once(kept: list[tuple[Line, int]], line: Line, index: int) -> None:

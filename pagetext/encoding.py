@@ -18,11 +18,22 @@ from __future__ import annotations
 import codecs
 from typing import NamedTuple
 
-from pagetext.charsets import charset_codec, declared_charsets
-from pagetext.encoding_detectors import (GOOD_SCORE, MAX_CONTROL_SHARE, MAX_REPLACED_SHARE, best_cjk,
-                                 charset_normalizer_guess, cjk_score, mostly_cjk, mostly_utf8, replaced_count,
-                                 try_declared, western, wide_unicode)
 from fingerprint.errors import InputError
+from pagetext.charsets import charset_codec, declared_charsets
+from pagetext.encoding_detectors import (
+    GOOD_SCORE,
+    MAX_CONTROL_SHARE,
+    MAX_REPLACED_SHARE,
+    best_cjk,
+    charset_normalizer_guess,
+    cjk_score,
+    mostly_cjk,
+    mostly_utf8,
+    replaced_count,
+    try_declared,
+    western,
+    wide_unicode,
+)
 
 # declared_charsets, cjk_score and charset_codec live in pagetext.charsets and .encoding_detectors;
 # callers import them from here as well.
@@ -30,7 +41,7 @@ __all__ = ["Decoded", "decode", "decode_bytes", "declared_charsets", "cjk_score"
 
 # Bytes that never appear in text files; a few are tolerated (form feeds, ESC in
 # terminal logs, DOS end-of-file) so only the clearly binary ones are counted.
-_CONTROL_BYTES = bytes([*range(0, 9), *range(14, 26), *range(28, 32), 127])
+_CONTROL_BYTES = bytes([*range(9), *range(14, 26), *range(28, 32), 127])
 _NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL_BYTES)
 
 _BOMS = (  # longest first: the UTF-32 LE BOM starts with the UTF-16 LE one

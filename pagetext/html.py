@@ -64,7 +64,8 @@ def looks_like_html(text: str) -> bool:
 
 
 def html_to_text(html: str) -> tuple[str, dict]:
-    """Main text of an HTML page (navigation, scripts, styles, footers, ads removed), paragraphs separated by newlines; meta has 'title'.
+    """Main text of an HTML page (navigation, scripts, styles, footers, ads removed), paragraphs
+    separated by newlines; meta has 'title'.
 
     meta also has 'extractor': "trafilatura" or "lxml", saying which one produced the text.
     Broken markup is tolerated; markup lxml cannot parse at all is stripped of tags instead.

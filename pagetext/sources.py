@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pagetext.encoding import decode
 from fingerprint.errors import InputError
-from pagetext.html import html_to_text, looks_like_html
 from fingerprint.models import Document, Skipped
+from pagetext.encoding import decode
+from pagetext.html import html_to_text, looks_like_html
 from pagetext.scrub import scrub, scrub_value
 
 __all__ = ["IMAGE_SUFFIXES", "ReadReport", "image_files", "read_documents", "read_text", "without_images"]
@@ -120,7 +120,8 @@ class _Entry:
 def read_documents(
     inputs: Sequence[str], report: ReadReport | None = None, *, stdin: BinaryIO | None = None
 ) -> Iterator[Document]:
-    """Yield Documents from files, directories (recursive, sorted, hidden files skipped), JSON Lines files, and '-' (standard input).
+    """Yield Documents from files, directories (recursive, sorted, hidden files skipped), JSON Lines
+    files, and '-' (standard input).
 
     A file's key is its name without extension; when two files share that
     name, their keys become their paths below the given directory (with '/'),

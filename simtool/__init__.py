@@ -8,9 +8,8 @@ import re
 
 import click
 
-from fingerprint import __version__
 from clikit.groups import SuggestingGroup
-
+from fingerprint import __version__
 
 _NUMBER = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d+)?")
 

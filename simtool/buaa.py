@@ -27,12 +27,35 @@ from pathlib import Path
 
 import numpy as np
 
-from simtool.buaa_files import (ARTICLE_FILE, ENCODING, ERRORS, HASH_FILE, INPUT_FILES, RESULT_FILE, SAMPLE_FILE,
-                         STOPWORDS_FILE, Page, find_course_files, load_hash_table, parse_hash_table,
-                         parse_stopwords, read_text, split_pages, tokenize_words)
-from simtool.buaa_simhash import (count_matrix, encode_tokens, feature_counts, hamming_matrix, rank_features,
-                           select_features, simhash_bits, words_by_id)
 from fingerprint.errors import InputError, ParameterError
+from simtool.buaa_files import (
+    ARTICLE_FILE,
+    ENCODING,
+    ERRORS,
+    HASH_FILE,
+    INPUT_FILES,
+    RESULT_FILE,
+    SAMPLE_FILE,
+    STOPWORDS_FILE,
+    Page,
+    find_course_files,
+    load_hash_table,
+    parse_hash_table,
+    parse_stopwords,
+    read_text,
+    split_pages,
+    tokenize_words,
+)
+from simtool.buaa_simhash import (
+    count_matrix,
+    encode_tokens,
+    feature_counts,
+    hamming_matrix,
+    rank_features,
+    select_features,
+    simhash_bits,
+    words_by_id,
+)
 
 __all__ = [
     # the course run

@@ -6,14 +6,21 @@ from pathlib import Path
 import click
 
 from clikit.cells import json_text
+from clikit.common import friendly_errors, quiet_option, show
 from fingerprint.engine import EngineConfig, judge, prepare, verdict_reason
 from fingerprint.errors import InputError
-from fingerprint.image import (MAX_DISTANCE, MIN_COLOURS, SURE_DISTANCE, colour_agreement, fingerprint_image, image_distance,
-                     images_match)
-from clikit.common import friendly_errors, quiet_option, show
-from pagetext.sources import IMAGE_SUFFIXES
+from fingerprint.image import (
+    MAX_DISTANCE,
+    MIN_COLOURS,
+    SURE_DISTANCE,
+    colour_agreement,
+    fingerprint_image,
+    image_distance,
+    images_match,
+)
 from fingerprint.models import Document
 from ocr.pictures import PictureReader, fold_for_ocr, ocr_view, picture_posts
+from pagetext.sources import IMAGE_SUFFIXES
 from simtool.inputs import load_one
 
 

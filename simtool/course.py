@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from simtool import buaa
-from clikit.plural import counted
 from clikit.common import friendly_errors, note, quiet_option
+from clikit.plural import counted
+from simtool import buaa
 
 
 @click.command(

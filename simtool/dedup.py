@@ -6,11 +6,11 @@ from collections import Counter
 
 import click
 
+from clikit.common import friendly_errors, note, progress, quiet_option, write_records
+from clikit.plural import counted
 from fingerprint.cluster import SinglePass
 from fingerprint.normalize import normalize
-from clikit.plural import counted
 from fingerprint.simhash import Simhash, simhash, text_simhash
-from clikit.common import friendly_errors, note, progress, quiet_option, write_records
 
 DOC_COLUMNS = ("key", "cluster", "centre", "distance")
 CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
@@ -30,7 +30,9 @@ CLUSTER_COLUMNS = ("cluster", "centre", "size", "members")
 @click.option("--clusters", "per_cluster", is_flag=True,
               help="One record per cluster (with its members) instead of per document.")
 @click.option("--duplicates-only", is_flag=True, help="Leave out documents (or clusters) that have no near-duplicate.")
-@click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason, and every input with bad characters replaced, on standard error.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="List every skipped input with its reason, and every input with bad characters replaced, "
+                   "on standard error.")
 @quiet_option
 @friendly_errors
 def command(inputs, threshold, bits, ngram, hashname, fmt, per_cluster, duplicates_only, verbose, quiet):

@@ -7,11 +7,11 @@ import sys
 import click
 
 from clikit.cells import json_text
+from clikit.common import friendly_errors, progress, quiet_option, write_records
+from clikit.parallel import default_jobs, ordered_map
 from fingerprint.engine import CHANNELS, EngineConfig, prepare
 from fingerprint.errors import ParameterError
-from clikit.common import friendly_errors, progress, quiet_option, write_records
 from simtool.inputs import load
-from clikit.parallel import default_jobs, ordered_map
 
 
 def parse_channels(value: str) -> list[str]:

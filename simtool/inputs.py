@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
+from clikit.common import note, progress
+from clikit.plural import counted
 from fingerprint.book import book_chapters
 from fingerprint.errors import InputError
 from fingerprint.models import Document
 from ocr.pictures import PictureReader, picture_posts
-from clikit.plural import counted
 from pagetext.sources import ReadReport, image_files, read_documents, without_images
-from clikit.common import note, progress
 
 
 def load(inputs: Sequence[str], *, what: str, quiet: bool, verbose: bool = False) -> list[Document]:

@@ -5,12 +5,12 @@ import time
 
 import click
 
+from clikit.common import friendly_errors, note, progress, quiet_option, write_records
+from clikit.plural import counted
 from fingerprint.engine import EngineConfig
 from fingerprint.image_index import match_images
-from ocr.pictures import folded_tracker, ocr_view
-from clikit.plural import counted
 from fingerprint.track import Tracker
-from clikit.common import friendly_errors, note, progress, quiet_option, write_records
+from ocr.pictures import folded_tracker, ocr_view
 from simtool.inputs import join_pictures_option, load_pictures, load_with_images, separate_pictures_option, split_book
 
 COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_share",
@@ -31,7 +31,8 @@ COLUMNS = ["page", "original", "verdict", "similarity", "containment", "page_sha
               help="...or one copied passage at least this long (characters/syllables), whatever its share.")
 @join_pictures_option
 @separate_pictures_option
-@click.option("-v", "--verbose", is_flag=True, help="List every skipped input with its reason, and every input with bad characters replaced.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="List every skipped input with its reason, and every input with bad characters replaced.")
 @quiet_option
 @friendly_errors
 def command(originals, pages, fmt, min_containment, min_page_share, min_copied, min_long_run, join_pictures, verbose,
@@ -104,4 +105,5 @@ def command(originals, pages, fmt, min_containment, min_page_share, min_copied, 
     images = (f" (and {counted(len(original_images), 'original image')} and "
               f"{counted(len(page_images), 'page image')})") if original_images or page_images else ""
     note(f"{counted(s.originals, 'original')}, {counted(s.pages, 'page')}{empty}{images}: "
-         f"{counted(s.candidates, 'candidate pair')} verified, {counted(n, 'copy')} found in {time.perf_counter() - t0:.1f} s", quiet=quiet)
+         f"{counted(s.candidates, 'candidate pair')} verified, {counted(n, 'copy')} found "
+         f"in {time.perf_counter() - t0:.1f} s", quiet=quiet)

@@ -67,7 +67,7 @@ class LocalCluster:
             self.error = "redis-server and redis-cli are needed for a local cluster: apt-get install redis-server"
             return False
         self.folder = tempfile.mkdtemp(prefix="fpt-test-cluster-")
-        for attempt in range(3):
+        for _attempt in range(3):
             self.ports = free_ports(self.nodes)
             self.processes = [self._start_node(server, p) for p in self.ports]
             deadline = time.monotonic() + 10

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from .services import REDIS, redis_url  # noqa: F401  (test modules import redis_url from here)
 from . import services
+from .services import REDIS, redis_url  # noqa: F401  (test modules import redis_url from here)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("FPT_SHARED", ROOT.parent / "shared"))

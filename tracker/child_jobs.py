@@ -14,7 +14,7 @@ import os
 import subprocess
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ ACTIVE = ("starting", "running", "pausing")  # states of a job whose process sho
 
 
 def now_text() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def write_state(path: Path, state: dict[str, Any]) -> None:
@@ -88,7 +88,7 @@ def launch(cmd: list[str], path: Path, first: dict[str, Any], env: dict[str, str
     the web server's process group; its output goes to the state file's .log), and return its
     state with its process number, so that it can be signalled before it writes its own."""
     write_state(path, {**first, "pid": None})
-    log = open(path.with_suffix(".log"), "wb")  # noqa: SIM115 - handed to the child
+    log = open(path.with_suffix(".log"), "wb")
     try:
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)

@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import functools
-import sys
 import time
 
 import click
 
 from clikit.cells import printable
 from clikit.common import RECORD_FORMATS, note, progress, quiet_option, show, write_records
-from fingerprint.errors import FingerprintError
 from clikit.plural import counted
+from fingerprint.errors import FingerprintError
 
 from .settings import Settings, SettingsError
 from .store import ACTIVE_STATUSES, MATCH_STATUSES, NotFound, StoreError

@@ -15,7 +15,6 @@ from tracker.store.tenancy import DEFAULT_ORG
 
 from .auth.accounts import AccountError, check_name, hash_password, new_user
 
-
 _errors = click_errors(AccountError)
 
 

@@ -1,7 +1,7 @@
 """Template filters: dates, numbers, shares and links, all safe for crawled values."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -24,7 +24,7 @@ def when(value: datetime | str | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
         except ValueError:
             return value
     if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc)
+        value = value.astimezone(UTC)
     return value.strftime(fmt)
 
 

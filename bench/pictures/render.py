@@ -25,7 +25,7 @@ import io
 import math
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +58,7 @@ class MissingFonts(RuntimeError):
     """No Chinese font of the list is installed."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def available_fonts() -> tuple[str, ...]:
     """The names in FONT_FILES whose file is installed."""
     return tuple(name for name, path, _, _ in FONT_FILES if Path(path).is_file())
@@ -77,7 +77,7 @@ def require_fonts() -> tuple[str, ...]:
 @lru_cache(maxsize=64)
 def font(name: str, size: int) -> ImageFont.FreeTypeFont:
     """The font called `name` (see FONT_FILES) at `size` pixels, the right face of a collection."""
-    for n, path, face, _ in FONT_FILES:
+    for n, path, face, _ in FONT_FILES:  # noqa: B007  (the match's path and face, read after the loop)
         if n == name:
             break
     else:
@@ -112,7 +112,7 @@ class Style:
     max_height: int | None = None  # split further so no picture is taller than this
 
     @classmethod
-    def pick(cls, rng: random.Random, fonts: tuple[str, ...] | None = None, **fixed) -> "Style":
+    def pick(cls, rng: random.Random, fonts: tuple[str, ...] | None = None, **fixed) -> Style:
         """A random style; keyword arguments fix fields instead of drawing them."""
         fonts = fonts or require_fonts()
         drawn = dict(

@@ -53,6 +53,6 @@ class EgressMiddleware:
                 await maybe_deferred_to_future(reactor.resolve(host))
         except Refused as e:
             raise RefusedRequest(str(e), f"refused: {e.detail}") from None
-        except Exception:  # noqa: BLE001 - a name that does not resolve fails at the download, as before
+        except Exception:
             return None
         return None

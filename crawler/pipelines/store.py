@@ -23,8 +23,8 @@ from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from tracker.context import Context
-from tracker.pipeline import store_image, store_page
 from tracker.followup import recheck as followup
+from tracker.pipeline import store_image, store_page
 from tracker.store import Page, PageImage, StoreError
 from tracker.store.evidence import Evidence
 
@@ -59,7 +59,7 @@ class StorePipeline:
     def open_spider(self, spider=None):
         if self.ctx is None:
             self.ctx = Context(self.settings)
-        self.ctx.store  # open it now: a wrong FPT_MONGO_URL fails the crawl at once, not per page
+        _ = self.ctx.store  # open it now: a wrong FPT_MONGO_URL fails the crawl at once, not per page
         if self.process and self.settings.broker_url:
             from tracker.workers.app import create_celery
 

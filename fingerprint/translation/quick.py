@@ -3,7 +3,8 @@
 Every page asks the index whether it translates something registered, and every original
 posts its keys, so this must cost little next to the same-language channels. Keys and the
 ranking of candidates need only a text's concepts and names with their counts, not its
-sentences (those are built later, and only for the few originals worth aligning: bags.py). Chinese: every dictionary word of one or two
+sentences (those are built later, and only for the few originals worth aligning: bags.py).
+Chinese: every dictionary word of one or two
 characters at every position (looked up as arrays, numpy's searchsorted over packed code
 point pairs), which is a superset of what segmentation keeps; English: the distinct
 tokens, each read once per process (bags._token).
@@ -18,7 +19,7 @@ import numpy as np
 
 from fingerprint.normalize import tables
 from fingerprint.pinyin import tables as pinyin_tables
-from fingerprint.translation.bags import NAME_BASE, _EN_TOKEN, _TOKENS, _name_keys, _token, coarse_ids
+from fingerprint.translation.bags import _EN_TOKEN, _TOKENS, NAME_BASE, _name_keys, _token, coarse_ids
 from fingerprint.translation.lexicon import lexicon
 from fingerprint.translation.weights import word_weights
 

@@ -43,7 +43,7 @@ def syllable_tables() -> tuple[dict[str, str], frozenset[str]]:
             continue
         try:
             wg = convert(py.replace("v", "ü"), Style.WADEGILES, True)
-        except Exception:  # noqa: BLE001 - a syllable pypinyin cannot spell keeps its pinyin
+        except Exception:
             wg = py
         out[py] = _coarse(wg or py)
     return out, frozenset(out.values())

@@ -7,7 +7,13 @@ import unicodedata
 
 from pagetext.extraction.letters import CJK, LATIN, visible
 from pagetext.extraction.lines import (
-    footnote_marks, has_site_address, is_banner, is_site_line, narrates, recurring, without_marks,
+    footnote_marks,
+    has_site_address,
+    is_banner,
+    is_site_line,
+    narrates,
+    recurring,
+    without_marks,
 )
 
 __all__ = ["remove_site_lines"]

@@ -29,7 +29,7 @@ def test_every_page_answers_under_load(tmp_path, capsys):
     out = capsys.readouterr().out
     rows = table_rows(out)
     assert list(rows) == ROWS
-    for label, (path, single, requests, rate, p50, p95, p99, non2xx, errors) in rows.items():
+    for label, (path, single, requests, _rate, p50, p95, p99, non2xx, errors) in rows.items():
         assert path.startswith("`/"), label
         assert int(requests.replace(",", "")) > 0, label
         assert (non2xx, errors) == ("0", "0"), f"{label}: {non2xx} non-2xx responses, {errors} socket errors"

@@ -12,7 +12,7 @@ from ..conftest import ROOT
 
 def rows(out: str) -> list[list[str]]:
     return [[c.strip() for c in line.strip().strip("|").split("|")] for line in out.splitlines()
-            if line.startswith("| crawl ") or line.startswith("| ingest ")]
+            if line.startswith(("| crawl ", "| ingest "))]
 
 
 def check(out: str) -> None:

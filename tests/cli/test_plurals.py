@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from simtool import main as simtool
 from fptrack.cli import main as fptrack
+from simtool import main as simtool
 
 from .conftest import SAMPLES, WORK
 

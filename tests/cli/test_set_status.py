@@ -1,8 +1,6 @@
 """`fptrack set-status` takes a chapter the short way: a unique start of its key or of its name."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 

@@ -5,9 +5,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from simtool import main as simtool
 from clikit.groups import SuggestingGroup
 from fptrack.cli import main as fptrack
+from simtool import main as simtool
 
 
 def groups(group: click.Group, path: str):

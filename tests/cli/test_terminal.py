@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from simtool import main as simtool
 from fptrack.cli import main as fptrack
+from simtool import main as simtool
 
 from ..conftest import need
 from ..services import REDIS, answers, redis_url

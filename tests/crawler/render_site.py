@@ -169,7 +169,7 @@ class RenderSite:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            def do_GET(self) -> None:
                 path = self.path.split("?")[0]
                 with site._lock:
                     site._hits[path] += 1

@@ -3,9 +3,9 @@ copy-back event, also when the page comes back unchanged: a 304 Not Modified, or
 (no validators). Real crawls of a site served on 127.0.0.1."""
 from __future__ import annotations
 
-import fptrack_samples
 import pytest
 
+import fptrack_samples
 from tracker.context import Context
 from web.demo.chapters import chapters_from_folder
 
@@ -32,7 +32,7 @@ def take_down(settings, base: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("validators", [True, False], ids=["304", "same-text"])
-def test_a_removed_copy_seen_again_unchanged_reopens_with_a_copy_back_event(registered, validators):  # noqa: F811
+def test_a_removed_copy_seen_again_unchanged_reopens_with_a_copy_back_event(registered, validators):
     with LayoutSite("qidian", CHAPTERS, validators=validators) as site:
         crawl(registered, site.url + "/")
         back, gone = take_down(registered, site.url)
@@ -63,7 +63,7 @@ def test_a_removed_copy_seen_again_unchanged_reopens_with_a_copy_back_event(regi
         ctx.close()
 
 
-def test_a_third_crawl_tells_no_second_copy_back(registered):  # noqa: F811
+def test_a_third_crawl_tells_no_second_copy_back(registered):
     """Reopened once, the match is up: crawling the unchanged page again reopens nothing more."""
     with LayoutSite("qidian", CHAPTERS) as site:
         crawl(registered, site.url + "/")

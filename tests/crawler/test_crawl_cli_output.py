@@ -6,7 +6,7 @@ import csv
 import io
 import json
 import shutil
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -92,7 +92,7 @@ def _utc(value: str) -> datetime:
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "json"])
 def test_dates_in_machine_formats_are_iso_8601_with_their_utc_offset(evil, fmt):
-    before = datetime.now(timezone.utc) - timedelta(minutes=10)
+    before = datetime.now(UTC) - timedelta(minutes=10)
     (work,) = records(fmt, fptrack(evil, "works", "--format", fmt).stdout)
     assert _utc(work["registered"]) > before
     rows = records(fmt, fptrack(evil, "report", EVIL, "--format", fmt).stdout)

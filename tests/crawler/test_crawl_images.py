@@ -4,9 +4,9 @@ as data:), nothing else matches, what is not fetched is never asked for, and eve
 that fails is counted with its reason, apart from the pages."""
 from __future__ import annotations
 
-import fptrack_samples
 import pytest
 
+import fptrack_samples
 from crawler.rules import make_rules
 from pagetext.extraction.page import extract
 from tracker.context import Context
@@ -22,7 +22,7 @@ CHAPTERS = chapters_from_folder(fptrack_samples.ORIGINALS)
 
 
 @pytest.fixture
-def with_covers(registered):  # noqa: F811
+def with_covers(registered):
     ctx = Context(registered)
     art = cover_art()
     for name in ("cover.png", "illustration.png"):
@@ -36,7 +36,7 @@ def test_copies_of_the_cover_and_illustration_are_found_and_nothing_else(with_co
         result = crawl(with_covers, site.url + "/")
         first = [h.path for h in site.hits]
         again = crawl(with_covers, site.url + "/")
-        second = [h for h in site.hits[len(first):]]
+        second = list(site.hits[len(first):])
         images = site.image_url
     assert result["outcome"] == again["outcome"] == "finished"
     ctx = Context(with_covers)

@@ -5,9 +5,9 @@ never the photo, matches the pictures' text in page order to the right chapter, 
 in the crawl's record and summary, and the match's evidence points at the pictures' lines."""
 from __future__ import annotations
 
-import fptrack_samples
 import pytest
 
+import fptrack_samples
 from tracker.context import Context
 from tracker.evidence.warc import read_warc
 from tracker.media.pictures import SUFFIX, line_map
@@ -36,7 +36,7 @@ def ocr():
     need(bool(available_fonts()), "no Chinese font installed for the renderer; run scripts/system-deps test")
 
 
-def test_a_chapter_posted_as_pictures_is_read_matched_counted_and_boxed(registered, ocr):  # noqa: F811
+def test_a_chapter_posted_as_pictures_is_read_matched_counted_and_boxed(registered, ocr):
     with LayoutSite("pictures", CHAPTERS) as site:
         r = fptrack(registered, "crawl", site.url + "/", *FAST)
         hits = [h.path for h in site.hits]

@@ -39,7 +39,7 @@ pytestmark = pytest.mark.slow
 def _chapter_page(title: str, text: str) -> bytes:
     paragraphs = "".join(f"<p>{line}</p>" for line in text.splitlines() if line.strip())
     return (f"<html><head><meta charset='utf-8'><title>{title}</title></head><body><h1>{title}</h1>"
-            f"<div id='content'>{paragraphs}</div></body></html>").encode("utf-8")
+            f"<div id='content'>{paragraphs}</div></body></html>").encode()
 
 
 class EvidenceSite:
@@ -59,7 +59,7 @@ class EvidenceSite:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            def do_GET(self) -> None:
                 path = self.path.split("?")[0]
                 headers = {"Content-Type": "text/html; charset=utf-8", "X-Fixture": "evidence"}
                 if path == "/":

@@ -7,10 +7,10 @@ import dataclasses
 import os
 import signal
 
-import fptrack_samples
 import pytest
 from scrapy.http import HtmlResponse, TextResponse
 
+import fptrack_samples
 from crawler.meta import EXTRACTED, WORKER_DIED
 from crawler.middlewares.extract import ExtractMiddleware, default_processes
 from crawler.spiders.novel import NovelSpider
@@ -84,7 +84,7 @@ def test_no_workers_leaves_extraction_to_the_spider():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("layout", ["split", "wap"])
-def test_a_crawl_stores_the_same_pages_with_and_without_workers(registered, layout, tmp_path):  # noqa: F811
+def test_a_crawl_stores_the_same_pages_with_and_without_workers(registered, layout, tmp_path):
     stored = {}
     for processes in (0, 1):
         settings = dataclasses.replace(registered, extract_processes=processes)

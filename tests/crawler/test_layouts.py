@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import fptrack_samples
 import pytest
 
+import fptrack_samples
 from tracker.context import Context
 from tracker.store import NotFound
 from web.demo.chapters import chapters_from_folder
@@ -46,7 +46,7 @@ def assert_has_text(stored: str, text: str) -> None:
 
 # "pictures" holds a chapter with no text but its pictures: test_crawl_pictures.py reads and matches it.
 @pytest.mark.parametrize("layout", sorted(set(LAYOUTS) - {"pictures"}))
-def test_every_chapter_of_a_layout_is_stored_with_its_text_and_matched(registered, layout):  # noqa: F811
+def test_every_chapter_of_a_layout_is_stored_with_its_text_and_matched(registered, layout):
     with LayoutSite(layout, CHAPTERS) as site:
         result = crawl(registered, site.url + "/")
         base = site.url
@@ -81,7 +81,7 @@ def test_every_chapter_of_a_layout_is_stored_with_its_text_and_matched(registere
     ctx.close()
 
 
-def test_a_second_crawl_of_an_unchanged_site_with_etags_downloads_no_chapter_again(registered):  # noqa: F811
+def test_a_second_crawl_of_an_unchanged_site_with_etags_downloads_no_chapter_again(registered):
     with LayoutSite("qidian", CHAPTERS) as site:
         first = crawl(registered, site.url + "/")
         before = len(site.hits)
@@ -100,7 +100,7 @@ def test_a_second_crawl_of_an_unchanged_site_with_etags_downloads_no_chapter_aga
     ctx.close()
 
 
-def test_without_validators_the_content_hash_still_saves_the_work(registered):  # noqa: F811
+def test_without_validators_the_content_hash_still_saves_the_work(registered):
     with LayoutSite("biquge", CHAPTERS, validators=False) as site:
         crawl(registered, site.url + "/")
         before = len(site.hits)
@@ -109,7 +109,7 @@ def test_without_validators_the_content_hash_still_saves_the_work(registered):  
     assert again["stored"] == 0 and again["unchanged"] == len(site.paths("chapter"))
 
 
-def test_every_request_on_the_sample_site_ends_as_one_outcome(registered):  # noqa: F811
+def test_every_request_on_the_sample_site_ends_as_one_outcome(registered):
     """The sample site's traps: robots.txt, a 404, a redirect to a page already fetched, a slow page,
     a huge one, binaries, a calendar, session ids and a split chapter; none is lost without a reason."""
     from web.demo.server import SampleSite
@@ -128,7 +128,7 @@ def test_every_request_on_the_sample_site_ends_as_one_outcome(registered):  # no
     ctx.close()
 
 
-def test_new_extraction_rules_fetch_the_pages_in_full_once(registered, tmp_path):  # noqa: F811
+def test_new_extraction_rules_fetch_the_pages_in_full_once(registered, tmp_path):
     with LayoutSite("qidian", CHAPTERS) as site:
         crawl(registered, site.url + "/")
         rules = tmp_path / "sites.toml"
@@ -144,7 +144,7 @@ def test_new_extraction_rules_fetch_the_pages_in_full_once(registered, tmp_path)
     assert changed["not modified"] == 0 and again["not modified"] == len(chapters)
 
 
-def test_a_lone_part_stored_alone_goes_when_a_later_crawl_joins_it_to_its_chapter(registered):  # noqa: F811
+def test_a_lone_part_stored_alone_goes_when_a_later_crawl_joins_it_to_its_chapter(registered):
     with LayoutSite("split", CHAPTERS) as site:
         crawl(registered, site.url + "/")
         ctx = Context(registered)
@@ -165,7 +165,7 @@ def test_a_lone_part_stored_alone_goes_when_a_later_crawl_joins_it_to_its_chapte
 
 
 @pytest.mark.parametrize("processes", [0, 1])  # extracted in the crawl's process, or in a worker
-def test_junk_hidden_by_an_external_stylesheet_is_dropped_and_the_sheet_fetched_once(registered, processes):  # noqa: F811
+def test_junk_hidden_by_an_external_stylesheet_is_dropped_and_the_sheet_fetched_once(registered, processes):
     from .layout_sites import Page
 
     registered = dataclasses.replace(registered, extract_processes=processes)

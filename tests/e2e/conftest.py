@@ -60,7 +60,6 @@ def fill_home(home: Path) -> dict[str, str]:
         import random
 
         from bench.images import cover, encode
-
         from tracker.media.images import register_image
         from tracker.pipeline import process_queued_images
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import struct
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -142,8 +142,8 @@ def test_review_a_match_and_send_a_takedown(driver, live, artifacts, downloads):
     status, by, at = (c.text for c in css(".workflow tbody tr").find_elements(By.TAG_NAME, "td"))
     assert (status, by) == ("confirmed", ADMIN)
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", at), at
-    when = datetime.strptime(at, "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc)
-    assert abs(datetime.now(timezone.utc) - when) < timedelta(minutes=10), at
+    when = datetime.strptime(at, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+    assert abs(datetime.now(UTC) - when) < timedelta(minutes=10), at
     scroll_to(".workflow")
     shot("confirmed")
 

@@ -39,7 +39,7 @@ def test_download_the_evidence_package_of_a_match(driver, live, artifacts, downl
     store = store_at(None, live.home)
     try:
         match = store.matches(sort="-containment", limit=1)[0]
-        served = "<html><body>山城的雨下了整整一夜</body></html>".encode("utf-8")
+        served = "<html><body>山城的雨下了整整一夜</body></html>".encode()
         warc = exchange_warc(Exchange(url=live.page_urls.get(match.page, match.page), body=served,
                                       headers=[("Content-Type", "text/html; charset=utf-8")])).data
         store.put_evidence(Evidence(page=match.page, kind="warc", data=warc, url=match.page))

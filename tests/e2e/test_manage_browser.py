@@ -52,7 +52,7 @@ def test_upload_a_work_then_add_a_site_and_preview_its_rules(driver, manage_live
 
     url, home = manage_live
     screen = Screen(driver, "manage")
-    wait, css, shot = screen.wait, screen.css, screen.shot
+    css, shot = screen.css, screen.shot
 
     submit = screen.click
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from click.testing import CliRunner
 
-from simtool import main
 from fingerprint.engine import CHANNELS, prepare
+from simtool import main
 
 TEXT = "山城的雨下了整整一夜。陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的粗茶。" * 20
 WORK = ("sounds", "kgrams", "winnowed", "minhash", "simhash", "initials")
@@ -15,7 +15,7 @@ WORK = ("sounds", "kgrams", "winnowed", "minhash", "simhash", "initials")
 def test_minhash_alone_computes_no_other_channel():
     p = prepare("x", TEXT)
     assert not any(name in vars(p) for name in WORK)  # normalised, nothing else yet
-    p.minhash
+    _ = p.minhash
     assert [name for name in WORK if name in vars(p)] == ["minhash"]
 
 

@@ -12,10 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.images import cover, encode, transforms
-from simtool import main
 from fingerprint.errors import InputError
-from fingerprint.image import (GRID, MAX_PIXELS, colour_map, fingerprint_image, image_distance, images_match,
-                               is_image, load_image)
+from fingerprint.image import (
+    GRID,
+    MAX_PIXELS,
+    colour_map,
+    fingerprint_image,
+    image_distance,
+    images_match,
+    is_image,
+    load_image,
+)
+from simtool import main
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,9 @@ import pytest
 
 from fingerprint.chapters import split_chapters
 from fingerprint.engine import judge, prepare
-from pagetext.html import html_to_text, looks_like_html, strip_tags
 from fingerprint.normalize import normalize
 from fingerprint.pinyin import to_sounds
+from pagetext.html import html_to_text, looks_like_html, strip_tags
 from tests.linear import assert_linear
 from tests.steady_memory import steady_allocator
 

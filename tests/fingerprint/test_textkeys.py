@@ -3,8 +3,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fingerprint.errors import InputError
-from fingerprint.textkeys import exact_key
 from fingerprint.normalize import normalize
+from fingerprint.textkeys import exact_key
 
 TEXT = "孙悟空大闹天宫，玉皇大帝请来如来佛祖。如来佛祖把孙悟空压在五行山下。孙悟空在五行山下等了五百年。"
 

@@ -149,9 +149,10 @@ def test_a_long_verbatim_passage_counts_even_when_a_small_share_of_a_long_chapte
 
 
 def test_repeated_phrases_in_the_page_do_not_cut_a_copied_run():
+    import numpy as np
+
     from fingerprint.evidence import align
     from fingerprint.hashing import kgram_hashes
-    import numpy as np
 
     rng = np.random.default_rng(5)
     orig = rng.integers(0, 400, 300).astype(np.uint64)

@@ -23,7 +23,7 @@ from fingerprint.translation.romanize import chinese_name_keys, romanised
 from tests.linear import assert_linear
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from translation_corpus import pairs  # noqa: E402
+from translation_corpus import pairs
 
 SAME_LANGUAGE = tuple(c for c in CHANNELS if c != "translation")
 
@@ -218,9 +218,9 @@ def test_the_whole_text_reading_agrees_with_the_sentences(liaozhai):
 
 
 def test_the_index_proposes_at_most_the_originals_sharing_the_most_keys():
-    from fingerprint.index import IndexKeys, IndexParams, MemoryIndex, best_hits
-
     import numpy as np
+
+    from fingerprint.index import IndexKeys, IndexParams, MemoryIndex, best_hits
 
     assert best_hits(np.array([5, 1, 9, 3]), np.array([4, 7, 4, 2]), 3, 2).tolist() == [1, 5]
     assert best_hits(np.array([5, 1, 9, 3]), np.array([4, 7, 4, 2]), 3).tolist() == [5, 1, 9]

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fingerprint.chapters import split_chapters
-from pagetext.encoding import decode_bytes
 from fingerprint.engine import judge, prepare
 from fingerprint.errors import InputError
 from fingerprint.normalize import LONG_WORD, normalize
+from pagetext.encoding import decode_bytes
 from tests.fuzz.strategies import hostile_texts, texts
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -41,7 +41,7 @@ def test_two_crawlers_share_one_frontier(shared_settings):
         procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
                  for _ in range(2)]
         outs = [p.communicate(timeout=180) for p in procs]
-        for p, (out, err) in zip(procs, outs):
+        for p, (_out, err) in zip(procs, outs):
             assert p.returncode == 0, err
         results = [json.loads(out) for out, _ in outs]
         hits, base = site.hits, site.url

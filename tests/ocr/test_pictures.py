@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from simtool import main
 from ocr.pictures import NO_TEXT, PictureReader, picture_posts, post_part
+from simtool import main
 
 
 @pytest.mark.parametrize("stem, part", [

@@ -4,14 +4,15 @@ from __future__ import annotations
 import io
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from PIL import Image
 
 from bench.pictures.render import Style, render_chapter
 from fingerprint.errors import InputError, ParameterError
 from ocr.bounds import Bounds, tiles
-from ocr.read import read_picture, reading_order
 from ocr.engines import Line
+from ocr.read import read_picture, reading_order
 from ocr.score import align, comparable
 
 from .conftest import PARAGRAPH
@@ -50,7 +51,7 @@ def test_a_picture_over_the_pixel_bound_is_refused_before_it_is_decoded(rapidocr
 
 def test_reading_order_is_rows_top_to_bottom_then_left_to_right():
     lines = [Line("c", (0, 100, 50, 130), 1), Line("b", (300, 12, 400, 38), 1), Line("a", (0, 10, 200, 40), 1)]
-    assert [l.text for l in reading_order(lines)] == ["a", "b", "c"]
+    assert [ln.text for ln in reading_order(lines)] == ["a", "b", "c"]
 
 
 @pytest.mark.slow
@@ -67,7 +68,7 @@ def test_a_1080_by_20000_screenshot_is_read_in_tiles_each_line_once(fonts, rapid
     # de-duplicated: the reading is not longer than the text drawn (plus the status bar)
     assert len(comparable(reading.text)) < a.reference_chars * 1.01 + 20
     tops = [line.box[1] for line in reading.lines]
-    assert tops == sorted(tops) and all(0 <= l.box[1] < l.box[3] <= picture.image.height for l in reading.lines)
+    assert tops == sorted(tops) and all(0 <= ln.box[1] < ln.box[3] <= picture.image.height for ln in reading.lines)
 
 
 def test_a_deadline_stops_after_the_tile_in_hand_and_says_so(fonts, rapidocr):
@@ -88,5 +89,5 @@ def test_a_wide_picture_is_scaled_down_and_its_boxes_map_back(fonts, rapidocr):
     first_drawn = picture.lines[0][1]
     first_read = reading.lines[0].box
     assert abs(first_read[1] - first_drawn[1]) < 30 and abs(first_read[3] - first_drawn[3]) < 30
-    assert max(l.box[2] for l in reading.lines) <= 2160
+    assert max(ln.box[2] for ln in reading.lines) <= 2160
     assert align(picture.text, reading.text).missed / len(comparable(picture.text)) < 0.05

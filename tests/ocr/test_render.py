@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from bench.pictures.render import Style, render_chapter, render_textless, wrap, font
+from bench.pictures.render import Style, font, render_chapter, render_textless, wrap
 
 from .conftest import PARAGRAPH
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fingerprint.errors import ParameterError
 from ocr.score import MAX_CHARS, align, cer, comparable, distance

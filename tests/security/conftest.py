@@ -30,5 +30,5 @@ def serve():
 
 # The admin's fixtures (a filled store, an app, signed-in clients, API tokens), for the attacks
 # made through the web.
-from tests.web.conftest import admin, app, client, settings, store, viewer  # noqa: E402,F401
-from tests.web.test_tokens import bearer, tokens  # noqa: E402,F401
+from tests.web.conftest import admin, app, client, settings, store, viewer  # noqa: F401
+from tests.web.test_tokens import bearer, tokens  # noqa: F401

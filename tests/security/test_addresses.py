@@ -5,7 +5,8 @@ import ipaddress
 import socket
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracker.egress.addresses import classify, embedded_ipv4, parse_ip, parse_ipv4
 

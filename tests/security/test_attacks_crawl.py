@@ -35,7 +35,7 @@ def wait_for(api, headers: dict, name: str, timeout: float = 90.0) -> dict:
 
 
 @pytest.mark.parametrize("where", ["another port of the allowed address", "another loopback address"])
-def test_an_organisations_write_token_cannot_crawl_an_internal_page(home_store, settings, serve,  # noqa: F811
+def test_an_organisations_write_token_cannot_crawl_an_internal_page(home_store, settings, serve,
                                                                      monkeypatch, where):
     sample = serve(answer(b"<html><body>sample</body></html>"))
     internal = serve(routes({"/secret/": answer(SECRET.encode()), "/robots.txt": answer(b"", "404 Not Found")}),
@@ -53,7 +53,7 @@ def test_an_organisations_write_token_cannot_crawl_an_internal_page(home_store, 
     assert internal.requests == []
     assert home_store.count_pages(site="inside") == 0
     (run,) = home_store.crawl_runs(site="inside")
-    assert [reason for reason in run.failed] == [
+    assert list(run.failed) == [
         f"refused: 127.0.0.{1 if where.startswith('another port') else 2} is a loopback address; "
         f"allow it with FPT_FETCH_ALLOW=127.0.0.{1 if where.startswith('another port') else 2}/32"], (done, run)
     r = api.get("/api/evidence/package", query_string={"page_key": url}, headers=east)

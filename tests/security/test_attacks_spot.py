@@ -26,7 +26,7 @@ DEFAULT_CHAPTER = "山城旧事/第1章"
 
 
 @pytest.fixture
-def east_tokens(east):  # noqa: F811
+def east_tokens(east):
     return {scope: bearer(create_token(east, "east", scope, f"east {scope}")[1]) for scope in ("read", "write")}
 
 
@@ -86,7 +86,7 @@ def test_a_zip_slip_upload_stays_chapters(client, east, east_tokens, tmp_path):
     assert len(keys) == 2 and not any(".." in k or k.count("/") != 1 for k in keys), keys
 
 
-def test_a_script_in_a_title_is_text_on_the_admins_pages(app, client, east, east_tokens):  # noqa: F811
+def test_a_script_in_a_title_is_text_on_the_admins_pages(app, client, east, east_tokens):
     title = '<script>alert(1)</script><img src=x onerror=alert(2)>'
     r = upload(client, east_tokens["write"], title, "book.txt", f"第一章 雨夜\n{CH1}\n".encode())
     assert r.status_code in (201, 400), r.get_data(as_text=True)[:400]
@@ -96,7 +96,7 @@ def test_a_script_in_a_title_is_text_on_the_admins_pages(app, client, east, east
         assert "<script>alert(1)" not in html and "<img src=x" not in html, path
 
 
-def test_csrf_a_signed_in_admins_post_without_the_token_is_refused(app, east):  # noqa: F811
+def test_csrf_a_signed_in_admins_post_without_the_token_is_refused(app, east):
     eve = signed_in(app, "eve")
     before = ScopedStore(east, "east").subscriptions()
     r = eve.post("/followup/subscriptions", data={"channel": "email", "target": "x@evil.example", "work": "东城"})
@@ -106,7 +106,7 @@ def test_csrf_a_signed_in_admins_post_without_the_token_is_refused(app, east):  
     assert ScopedStore(east, "east").subscriptions() == before
 
 
-def test_another_organisations_match_and_evidence_are_not_found(app, client, east, east_tokens):  # noqa: F811
+def test_another_organisations_match_and_evidence_are_not_found(app, client, east, east_tokens):
     eve = signed_in(app, "eve")
     for who, headers in ((eve, {}), (client, east_tokens["read"])):
         for path in ("/matches/view", "/api/matches/view", "/evidence/package", "/api/evidence/package"):

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import UTC
 
 import pytest
 
 from tests.cli.terminal import clean_env, in_terminal, program
 from tests.conftest import ROOT
 from tests.tracker.test_uploads import CH1
-from tests.web.test_manage_sites import home_store  # noqa: F401,E402  (a fixture: the store at FPT_HOME)
+from tests.web.test_manage_sites import home_store  # noqa: F401  (a fixture: the store at FPT_HOME)
 from tracker.store.tenancy import Organisation
 from tracker.tenancy.tokens import create_token
 from web import create_app
@@ -25,7 +26,7 @@ CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # all but tab, n
 
 
 @pytest.fixture
-def hostile_title(home_store, settings):  # noqa: F811
+def hostile_title(home_store, settings):
     home_store.upsert_org(Organisation("east"))
     _, token = create_token(home_store, "east", "write", "east's writer")
     api = create_app({"TESTING": True, "SECRET_KEY": "test", "SETTINGS": settings, "STORE": home_store}).test_client()
@@ -50,14 +51,14 @@ def test_works_shows_a_hostile_title_with_no_control_character(hostile_title, se
 def test_verify_shows_a_packages_hostile_text_as_escapes(tmp_path):
     """A package received from anyone: its manifest's text (here the signer it names) reaches
     the terminal of whoever runs --verify only as visible escapes."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from tracker.evidence.package import write_package
 
     package = tmp_path / "p.zip"
     with open(package, "wb") as out:
         write_package(out, [("notice.txt", b"NOTICE\n")], {"signed_by": TITLE},
-                      datetime(2026, 3, 1, tzinfo=timezone.utc))
+                      datetime(2026, 3, 1, tzinfo=UTC))
     ran = in_terminal([program("fptrack"), "evidence", "--verify", str(package)],
                       env=clean_env(FPT_HOME=str(tmp_path / "home")), cwd=ROOT, timeout=120)
     assert ran.code == 1, ran.out

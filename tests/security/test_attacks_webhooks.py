@@ -34,12 +34,12 @@ HOOK = {"channel": "webhook", "secret": "s3cret", "site": "dongcheng", "kinds": 
 
 
 @pytest.fixture
-def eve(app, east):  # noqa: F811
+def eve(app, east):
     return signed_in(app, "eve")
 
 
 @pytest.fixture
-def east_write(east):  # noqa: F811
+def east_write(east):
     _, token = create_token(east, "east", "write", "east's writer")
     return bearer(token)
 

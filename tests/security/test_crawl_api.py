@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from web import create_app
-
 from tests.web.test_manage_sites import BASIC, home_store, wait_for  # noqa: F401  (home_store: a fixture)
+from web import create_app
 
 from .servers import answer, routes
 
@@ -18,11 +17,11 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def api(home_store, settings):  # noqa: F811
+def api(home_store, settings):
     return create_app({"TESTING": True, "SECRET_KEY": "test", "SETTINGS": settings, "STORE": home_store}).test_client()
 
 
-def test_a_site_added_at_an_internal_address_through_the_api_is_not_crawled(api, home_store, serve,  # noqa: F811
+def test_a_site_added_at_an_internal_address_through_the_api_is_not_crawled(api, home_store, serve,
                                                                              monkeypatch):
     monkeypatch.setenv("FPT_FETCH_ALLOW", "127.0.0.1/32")  # a test server the operator allows; not this one
     internal = serve(routes({"/secret/": answer(SECRET.encode()), "/robots.txt": answer(b"", "404 Not Found")}),

@@ -21,11 +21,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 from tests.tracker.test_uploads import CH1, CH2, zipped
-from tests.web.test_upload import BASIC, upload_api
+from tests.web.test_upload import upload_api
 from tracker.context import Context
 from tracker.settings import Settings
 from tracker.store.scoped import ScopedStore
@@ -242,7 +244,7 @@ def server(tmp_path):
             break
         except OSError:
             if proc.poll() is not None:
-                raise AssertionError(proc.stderr.read().decode()[-2000:])
+                raise AssertionError(proc.stderr.read().decode()[-2000:]) from None
             time.sleep(0.1)
     try:
         yield url, proc.pid

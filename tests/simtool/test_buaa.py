@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simtool import buaa, buaa_files, buaa_simhash
 from fingerprint.errors import FingerprintError, InputError, ParameterError
+from simtool import buaa, buaa_files, buaa_simhash
 
 # ----------------------------------------------------------------------------- a hand-made course folder
 #

@@ -111,7 +111,7 @@ def test_track_counts_bad_pages_and_never_crashes(run, tmp_path):
     (pages / "empty.txt").write_text("")
     (pages / "punct.txt").write_text("，。！？……——\n\n")
     (pages / "garbage.bin").write_bytes(os.urandom(4096))
-    (pages / "invalid-utf8.txt").write_bytes(b"\xff\xfe\xfd" + "第三章".encode("utf-8") * 3 + b"\xc3\x28")
+    (pages / "invalid-utf8.txt").write_bytes(b"\xff\xfe\xfd" + "第三章".encode() * 3 + b"\xc3\x28")
     (pages / "long-line.txt").write_text(("她笑了笑没有回答" * 700_000)[:5_000_000])
     (pages / "good.txt").write_text(CHAPTER3.read_text(encoding="utf-8"))
     r = run("track", SAMPLES / "originals", pages)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import numpy as np
 import pytest
@@ -28,7 +28,7 @@ from tracker.store import (
     now,
 )
 
-T0 = datetime(2024, 5, 1, 8, 30, 0, 123000, tzinfo=timezone.utc)
+T0 = datetime(2024, 5, 1, 8, 30, 0, 123000, tzinfo=UTC)
 BIG = ("山城的雨下了整整一夜，" * 40_000)[: 1_000_000 // 3 + 7]  # > 1 MB in UTF-8
 # The store fixture is per test, not per example: each example uses fresh keys, so examples
 # cannot see each other's records. The same property runs once per backend subclass, which
@@ -618,7 +618,7 @@ class StoreContract:
         assert store.get_page("tz").fetched_at == T0
 
     def test_datetimes_kept_to_the_millisecond(self, store):
-        fine = datetime(2024, 5, 1, 8, 30, 0, 123456, tzinfo=timezone.utc)
+        fine = datetime(2024, 5, 1, 8, 30, 0, 123456, tzinfo=UTC)
         w = store.upsert_work(Work(id="ms", title="t", created_at=fine))
         assert w.created_at == fine.replace(microsecond=123000)
         assert now().microsecond % 1000 == 0  # what callers normally pass is stored exactly

@@ -106,7 +106,7 @@ class FileEvidenceContract:
 
     def test_a_changed_file_is_refused(self, store, tmp_path):
         stored, _ = store.put_evidence(evidence())
-        (path,) = [p for p in tmp_path.rglob("*.warc.gz")]
+        (path,) = list(tmp_path.rglob("*.warc.gz"))
         path.write_bytes(WARC[:-1] + b"!")
         with pytest.raises(StoreError, match="changed outside fptrack"):
             store.evidence_data("https://example.com/book/1.html", stored.sha256)

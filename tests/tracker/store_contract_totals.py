@@ -57,7 +57,7 @@ def check_everything(store, works, sites) -> None:
         g[0] += 1
         g[1] = p.fetched_at if g[1] is None else max(g[1], p.fetched_at)
     assert {(r["site"], r["status"]): [r["pages"], r["last_fetched"]] for r in store.page_summary(["site", "status"])
-            } == {k: v for k, v in pages.items()}
+            } == dict(pages.items())
     counts = store.counts()
     for s in MATCH_STATUSES:
         assert counts["matches"][s] == store.count_matches(status=s)
@@ -67,7 +67,7 @@ def check_everything(store, works, sites) -> None:
 
 class TotalsContract:
     def test_match_totals_are_the_summary_without_distinct_counts(self, store):
-        for i, (p, c, site, minutes) in enumerate([("https://a.com/1", "W/1", "a.com", 0), ("https://a.com/2", "W/2",
+        for _i, (p, c, site, minutes) in enumerate([("https://a.com/1", "W/1", "a.com", 0), ("https://a.com/2", "W/2",
                                                    "a.com", 60 * 24), ("https://a.com/1b", "W/1", "a.com", 1),
                                                   ("https://b.org/x", "V/1", "b.org", 2)]):
             store.upsert_match(match(p, c, site=site, first_seen=at(minutes), last_seen=at(minutes + 60)))

@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from tests.fuzz.strategies import giant_tokens, hostile_texts
 from tests.linear import assert_linear
 from tracker.discovery.queries import (
-    Query, QueryPlan, build_queries, candidates, distinctive_sentences, phrase, telling_chapter_titles, units,
+    Query,
+    QueryPlan,
+    build_queries,
+    candidates,
+    distinctive_sentences,
+    phrase,
+    telling_chapter_titles,
+    units,
 )
 
 from ..conftest import ROOT

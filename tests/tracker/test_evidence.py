@@ -6,20 +6,22 @@ import hashlib
 import io
 import json
 import zipfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from warcio.archiveiterator import ArchiveIterator
 
-from tracker.evidence.package import (FORMAT, MANIFEST, PackageError, check_name, verify_package, write_package)
+from tracker.evidence.package import FORMAT, MANIFEST, PackageError, check_name, verify_package, write_package
 from tracker.evidence.retention import expire_evidence
 from tracker.evidence.warc import Exchange, WarcError, exchange_warc, read_warc, rendered_warc, sha256_digest
 from tracker.store import MatchRecord, Page
 from tracker.store.evidence import Evidence
 from tracker.store.sqlite import SQLiteStore
 
-T0 = datetime(2026, 11, 20, 6, 10, 30, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 20, 6, 10, 30, tzinfo=UTC)
 BODY = "<html><body><div id=content>陈守义坐在茶馆靠窗的位置。</div></body></html>".encode("gbk")
 
 
@@ -266,8 +268,8 @@ def test_a_copy_marked_removed_keeps_its_evidence_for_the_days_set(store):
         store.upsert_match(MatchRecord(page="https://a.example/3", chapter=chapter, work="w", site="a",
                                        similarity=1, containment=1, page_share=1, verdict="duplicate"))
     store.set_match_status("https://a.example/3", "w/1", "removed", by="recheck")
-    later = datetime.now(timezone.utc) + timedelta(days=400)
+    later = datetime.now(UTC) + timedelta(days=400)
     assert expire_evidence(store, 365, at=later).removed == 0  # w/2 is still up
     store.set_match_status("https://a.example/3", "w/2", "removed", by="recheck")
-    assert expire_evidence(store, 365, at=datetime.now(timezone.utc) + timedelta(days=300)).removed == 0
+    assert expire_evidence(store, 365, at=datetime.now(UTC) + timedelta(days=300)).removed == 0
     assert expire_evidence(store, 365, at=later).removed == 1

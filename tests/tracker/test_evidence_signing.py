@@ -15,7 +15,7 @@ import subprocess
 import sys
 import textwrap
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,14 +23,25 @@ from cryptography.hazmat.primitives import serialization
 
 from tests.conftest import need
 from tracker.evidence.package import MANIFEST, PackageError, verify_package, write_package
-from tracker.evidence.signing import (SIGNATURE, TIMESTAMP, Seal, SigningError, fingerprint, load_public_key,
-                                      make_seal, org_signer, package_org, public_pem, tsa_from_env)
+from tracker.evidence.signing import (
+    SIGNATURE,
+    TIMESTAMP,
+    Seal,
+    SigningError,
+    fingerprint,
+    load_public_key,
+    make_seal,
+    org_signer,
+    package_org,
+    public_pem,
+    tsa_from_env,
+)
 from tracker.evidence.timestamp import TimestampError, request_token, verify_token
 from tracker.store.sqlite import SQLiteStore
 
 from .tsa import POLICY, LocalTsa, openssl
 
-T0 = datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 FILES = [("report.html", "<p>陈守义坐在茶馆靠窗的位置</p>".encode()), ("notice.txt", b"NOTICE\n")]
 SECRET = "s3cret-for-tests"
 
@@ -232,7 +243,7 @@ def test_a_timestamp_token_from_the_local_tsa_is_checked_here_and_by_openssl(sto
     assert result.ok, result.problems
     assert "by Organization: fptrack tests, Common Name: Test TSA" in result.timestamp
     stamped = datetime.fromisoformat(result.timestamp.split(" by ")[0])
-    assert abs((stamped - datetime.now(timezone.utc)).total_seconds()) < 300
+    assert abs((stamped - datetime.now(UTC)).total_seconds()) < 300
     found = entries(data)
     assert list(found)[-3:] == [MANIFEST, SIGNATURE, TIMESTAMP]
     # openssl, on its own, agrees (the commands docs/evidence.md gives a recipient).

@@ -5,7 +5,7 @@ the numbers per site, and the hook the tracker calls when it stores matches."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
@@ -79,7 +79,7 @@ def test_a_page_taken_down_is_marked_removed_and_a_copy_back_reopens(ctx, settin
     assert r.exit_code == 0 and "1 gone (1 match marked removed)" in r.output, r.output
     m = ctx.store.get_match(url, CHAPTER)
     assert m.status == "removed" and statuses(m)[-1] == "removed" and m.history[-1]["by"] == "fptrack recheck"
-    assert datetime.fromisoformat(m.history[-1]["at"]).date() == datetime.now(timezone.utc).date()
+    assert datetime.fromisoformat(m.history[-1]["at"]).date() == datetime.now(UTC).date()
     assert ctx.store.get_page(url).text == TEXT
     check = ctx.store.get_recheck(url)
     assert (check.outcome, check.http_status) == ("gone", 404)
@@ -194,7 +194,7 @@ def test_a_page_seen_unchanged_reopens_only_its_removed_copies_once(ctx):
         ctx.store.upsert_match(MatchRecord(page=url, chapter=chapter, work="W", site="pirate", similarity=0.9,
                                            containment=0.9, page_share=0.9, verdict="duplicate"))
         ctx.store.set_match_status(url, chapter, status, by="ann")
-    later = datetime(2030, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    later = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
     assert seen_unchanged(ctx.store, url, clock=lambda: later) == ["W/1"]
     m = ctx.store.get_match(url, "W/1")
     assert m.status == "confirmed" and m.last_seen == later and statuses(m)[-2:] == ["removed", "confirmed"]
@@ -205,7 +205,7 @@ def test_a_page_seen_unchanged_reopens_only_its_removed_copies_once(ctx):
 
 
 def test_numbers_per_site(ctx):
-    t0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    t0 = datetime(2026, 11, 1, tzinfo=UTC)
 
     def match(page, site, status, sent_day=None, removed_day=None):
         history = []
@@ -234,8 +234,8 @@ def test_numbers_per_site(ctx):
 
 
 def test_the_daily_follow_up_rechecks_then_tells(ctx, settings, site):
-    from tracker.followup.recheck import daily
     from tracker.followup.notify import subscribe
+    from tracker.followup.recheck import daily
 
     from .fixture_site import webhook_receiver
 

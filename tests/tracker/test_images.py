@@ -99,8 +99,8 @@ def test_every_copy_is_found_and_no_look_alike(ctx, tmp_path, art):
 
 
 def test_a_new_image_copy_is_a_notification_event_once(ctx, art):
-    from tracker.media.images import process_image
     from tracker.followup.notify import subscribe
+    from tracker.media.images import process_image
 
     _, covers, copies, _ = art
     register_image(ctx, "山城旧事", "front.png", covers["front"])

@@ -14,7 +14,8 @@ from email import policy
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings as hyp_settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from fptrack.cli import main

@@ -6,12 +6,19 @@ reason before any OCR. Real OCR (RapidOCR) on pictures drawn by bench/pictures/r
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 
 from tracker.media.pictures import (
-    NO_TEXT, READ, SUFFIX, TOO_LARGE, UNDECODABLE, counts_sentence, line_map, lines_in, picture_text,
+    NO_TEXT,
+    READ,
+    SUFFIX,
+    TOO_LARGE,
+    UNDECODABLE,
+    counts_sentence,
+    line_map,
+    lines_in,
+    picture_text,
 )
 from tracker.registry import register_work
 from tracker.store import PageImage
@@ -138,8 +145,8 @@ def test_counts_in_a_sentence():
 def test_a_picture_whose_reading_task_was_lost_is_sent_again_by_the_daily_run(ctx, monkeypatch):
     from datetime import timedelta
 
-    from tracker.workers import backlog
     from tracker.store import now
+    from tracker.workers import backlog
 
     for key, status in (("http://127.0.0.1:9/img/a.jpg", "to read"), ("http://127.0.0.1:9/img/b.jpg", "read"),
                         ("http://127.0.0.1:9/img/c.jpg", "no text")):

@@ -1,7 +1,7 @@
 import shutil
 
-from pagetext.sources import read_documents
 from fingerprint.track import track
+from pagetext.sources import read_documents
 from tracker.context import Context
 from tracker.pipeline import EMPTY_REASON, ingest, process_page, process_queued, reindex
 from tracker.registry import chapters_from, register_work

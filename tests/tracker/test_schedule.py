@@ -2,20 +2,30 @@
 year boundaries, lost checks and changed hours; and the selection against a real store."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracker.sites.schedule import (
-    Schedule, ScheduleError, check_every, check_hour, claim_due_sites, due_slot, first_due, last_crawl, latest_slot,
-    next_crawl, schedule_of, site_schedule,
+    Schedule,
+    ScheduleError,
+    check_every,
+    check_hour,
+    claim_due_sites,
+    due_slot,
+    first_due,
+    last_crawl,
+    latest_slot,
+    next_crawl,
+    schedule_of,
+    site_schedule,
 )
 from tracker.store import CrawlRun, Site
 from tracker.store.sqlite import SQLiteStore
 
-UTC = timezone.utc
+UTC = UTC
 LONG_AGO = datetime(2020, 1, 1, tzinfo=UTC)
 
 
@@ -171,7 +181,8 @@ def store(tmp_path):
     s.close()
 
 
-def add(store, name: str, created: datetime = t(24, 6), **kw) -> Site:
+def add(store, name: str, created: datetime | None = None, **kw) -> Site:
+    created = t(24, 6) if created is None else created
     return store.upsert_site(Site(name=name, start_urls=[f"https://{name}.test/"], created_at=created, **kw))
 
 

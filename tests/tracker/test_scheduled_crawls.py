@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import mongomock
 import pytest
@@ -18,11 +18,11 @@ from tracker.store.sqlite import SQLiteStore
 from tracker.workers import tasks
 from tracker.workers.app import create_celery
 
-CREATED = datetime(2026, 11, 24, 6, tzinfo=timezone.utc)  # after the 24th's slots of 03:00 and 05:00
+CREATED = datetime(2026, 11, 24, 6, tzinfo=UTC)  # after the 24th's slots of 03:00 and 05:00
 
 
 def at(day: int, hour: int, minute: int = 0) -> datetime:
-    return datetime(2026, 11, day, hour, minute, tzinfo=timezone.utc)
+    return datetime(2026, 11, day, hour, minute, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from bson import Binary
 from pymongo.errors import AutoReconnect, DuplicateKeyError, ServerSelectionTimeoutError
 
 from tracker.store import StoreError, Work, content_hash
-from tracker.store.mongo import connection as mongo_module
 from tracker.store.mongo import MongoStore, redact
+from tracker.store.mongo import connection as mongo_module
 from tracker.store.open import store_at
 
 from .store_contract import T0, ReportContract, StoreContract, chapter, fingerprint, match, page

@@ -4,15 +4,16 @@ scoped or named as one that needs no scope. On both backends."""
 from __future__ import annotations
 
 import inspect
+from datetime import UTC
 
 import pytest
 
 from tracker.store import NotFound, Site, User, Work
 from tracker.store.base import Store
 from tracker.store.scoped import ScopedStore
-from tracker.store.unscoped import UNSCOPED, UnscopedMethod
 from tracker.store.sqlite import SQLiteStore
 from tracker.store.tenancy import DEFAULT_ORG, Organisation
+from tracker.store.unscoped import UNSCOPED, UnscopedMethod
 
 from .store_contract import chapter, match, page
 
@@ -158,11 +159,11 @@ def test_an_organisation_reads_and_adds_only_its_own_signing_key(store):
 def test_an_organisations_latest_crawls_are_read_site_by_site_newest_first(store, monkeypatch):
     """The dashboard asks for an organisation's latest crawls on every view: read site by site
     with the limit, never every run of every organisation, in the store's order."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from tracker.store import CrawlRun
 
-    t0 = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    t0 = datetime(2026, 11, 1, tzinfo=UTC)
     store.upsert_site(Site(name="dc2", start_urls=["https://dc2.example/"]))
     store.set_owner("site", "dc2", "east")
     for i, site in enumerate(["dc", "biquge", "dc2", "dc", "biquge", "dc2", "dc"]):

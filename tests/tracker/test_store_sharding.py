@@ -19,10 +19,9 @@ from tracker.store import CrawlRun, Site, StoreError, User, UserSession, Work
 from tracker.store.base import Store
 from tracker.store.discovery import DiscoveredUrl
 from tracker.store.followup import Delivery, Recheck
-from tracker.store.tenancy import Organisation
-from tracker.store.mongo import MongoStore
-from tracker.store.mongo import sharding
+from tracker.store.mongo import MongoStore, sharding
 from tracker.store.mongo.sharding import SHARD_KEYS, UNSHARDED, NotMongos, plan_problems, shard_key_fields
+from tracker.store.tenancy import Organisation
 
 from .store_contract import T0, ReportContract, StoreContract, at, chapter, fingerprint, match, page
 from .store_contract_discovery import DiscoveryContract, discovery_run, query
@@ -33,7 +32,6 @@ from .store_contract_notifications import NotificationsContract, event, subscrip
 from .store_contract_schedule import SiteScheduleContract
 from .store_contract_seen import SeenTextsContract, seen
 from .store_contract_tenancy import TenancyContract, token
-
 
 # ---- recording every operation ----------------------------------------------------------
 
@@ -142,7 +140,7 @@ def _updated_fields(update: Any) -> set[str]:
     stages = update if isinstance(update, list) else [update]
     fields = set()
     for stage in stages:
-        for op, spec in stage.items():
+        for _op, spec in stage.items():
             if isinstance(spec, dict):
                 fields.update(str(f).split(".")[0] for f in spec)
     return fields
@@ -406,7 +404,7 @@ def test_every_store_method_sends_only_what_a_sharded_cluster_accepts():
     problems = all_violations(log)
     assert not problems, "operations a sharded collection would refuse:\n" + "\n".join(problems)
     # The checks had something to check: every sharded collection took a write that names its key.
-    for collection, key in SHARD_KEYS.items():
+    for collection, _key in SHARD_KEYS.items():
         writes = [op for op in log if op.collection == collection and op.method in UPSERTABLE | set(SINGLE)]
         assert writes, f"no write on {collection} was recorded"
         assert any(op.kwargs.get("upsert") for op in writes), f"no upsert on {collection} was recorded"

@@ -13,7 +13,7 @@ from tracker.store import NotFound, StoreError, Work
 from tracker.store.open import SQLITE_NAME, open_store, store_at
 from tracker.store.sqlite import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteStore
 
-from .store_contract import ReportContract, StoreContract, T0, chapter, fingerprint, match, page
+from .store_contract import T0, ReportContract, StoreContract, chapter, fingerprint, match, page
 from .store_contract_discovery import DiscoveryContract
 from .store_contract_evidence import EvidenceContract, FileEvidenceContract
 from .store_contract_images import ImagesContract
@@ -161,7 +161,7 @@ def test_failed_transaction_rolls_back(store):
     with pytest.raises(ZeroDivisionError):
         with store._write() as c:
             c.execute("UPDATE pages SET status = 'done' WHERE key = 'k'")
-            1 / 0
+            raise ZeroDivisionError  # a failure inside the transaction
     assert store.get_page("k").status == "queued"
     store.set_page_status("k", "done")  # the connection is usable afterwards
     assert store.get_page("k").status == "done"

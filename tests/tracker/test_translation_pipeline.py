@@ -12,7 +12,7 @@ from tracker.pipeline import ingest, process_queued, reindex
 from tracker.registry import register_work
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from translation_corpus import pairs  # noqa: E402
+from translation_corpus import pairs
 
 
 def _setup(tmp_path):

@@ -15,7 +15,13 @@ from tracker.store.scoped import ScopedStore
 from tracker.store.sqlite import SQLiteStore
 from tracker.store.tenancy import DEFAULT_ORG, Organisation
 from tracker.uploads.novels import (
-    EditionIncomplete, NoWork, Upload, UploadError, WorkExists, read_upload, register_upload,
+    EditionIncomplete,
+    NoWork,
+    Upload,
+    UploadError,
+    WorkExists,
+    read_upload,
+    register_upload,
 )
 
 from .test_uploads import CH1, CH2, zipped

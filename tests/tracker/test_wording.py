@@ -1,5 +1,6 @@
 """Matches in words: the kind of copy and the sentence people read in the admin, the report and the notice."""
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fingerprint.engine import VERDICTS
 from tracker.wording import SCORE_HELP, copied_chars, copy_kind, copy_sentence, copy_summary, score_lines, share
@@ -91,7 +92,6 @@ def test_the_line_under_a_cut_table_counts_what_is_left_out():
 
 def test_the_page_language_is_the_pages_own_or_the_other_of_the_chapters():
     from bench.translation_corpus import pairs
-
     from tracker.wording import page_language
 
     pair = pairs("liaozhai")[0]
@@ -102,7 +102,6 @@ def test_the_page_language_is_the_pages_own_or_the_other_of_the_chapters():
 
 def test_every_score_of_a_translated_match_has_a_line_of_help():
     from bench.translation_corpus import pairs
-
     from fingerprint.engine import judge, prepare
 
     pair = pairs("liaozhai")[0]

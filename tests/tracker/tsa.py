@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -62,7 +62,7 @@ def _name(cn: str) -> x509.Name:
 def make_ca(folder: Path, name: str = "Test TSA CA") -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     """A self-signed CA, written to folder/ca.pem."""
     key = ec.generate_private_key(ec.SECP256R1())
-    start = datetime.now(timezone.utc) - timedelta(days=1)
+    start = datetime.now(UTC) - timedelta(days=1)
     cert = (x509.CertificateBuilder().subject_name(_name(name)).issuer_name(_name(name))
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(start).not_valid_after(start + timedelta(days=30))
@@ -75,7 +75,7 @@ def make_ca(folder: Path, name: str = "Test TSA CA") -> tuple[ec.EllipticCurvePr
 def make_tsa_cert(folder: Path, ca_key: ec.EllipticCurvePrivateKey, ca: x509.Certificate) -> None:
     """The TSA's key and certificate (extendedKeyUsage timeStamping, critical, as RFC 3161 asks)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    start = datetime.now(timezone.utc) - timedelta(days=1)
+    start = datetime.now(UTC) - timedelta(days=1)
     cert = (x509.CertificateBuilder().subject_name(_name("Test TSA")).issuer_name(ca.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(start).not_valid_after(start + timedelta(days=30))
@@ -103,7 +103,7 @@ class LocalTsa:
         tsa = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 status, reply = tsa.answer(body)
                 self.send_response(status)

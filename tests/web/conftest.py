@@ -3,7 +3,7 @@ matches with evidence spans, a site with crawl runs, and two users (admin, viewe
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from werkzeug.security import generate_password_hash
@@ -21,7 +21,7 @@ JS_URL = "javascript:alert(1)"
 CH1 = "陈守义坐在茶馆靠窗的位置，手里捧着一杯早已凉透的粗茶。" * 4
 CH2 = "雨停了，码头上的人渐渐多起来，挑夫们吆喝着把货物搬上船。" * 4
 CH3 = "第三章的内容没有人抄袭，它安静地待在作者的抽屉里。" * 4
-T0 = datetime(2026, 11, 20, 6, 10, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 20, 6, 10, tzinfo=UTC)
 COVER = "山城旧事/cover.png"
 COPY = "https://img.biquge.example/c/1.jpg"
 

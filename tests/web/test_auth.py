@@ -2,7 +2,7 @@
 import base64
 import html
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from werkzeug.security import generate_password_hash
@@ -13,7 +13,7 @@ from web import create_app
 from .conftest import PASSWORD, csrf_token, login, post
 
 M1 = ("https://biquge.example/1.html", "山城旧事/第1章")
-T0_FAR = datetime(2999, 1, 1, tzinfo=timezone.utc)
+T0_FAR = datetime(2999, 1, 1, tzinfo=UTC)
 
 
 def basic(name: str, password: str = PASSWORD) -> dict[str, str]:
@@ -155,7 +155,7 @@ def test_viewer_sees_no_status_buttons(viewer):
 
 
 def test_account_locks_after_five_failures_even_for_the_right_password(client, store):
-    for i in range(4):
+    for _i in range(4):
         assert login(client, "viewer", "bad").status_code == 401
     assert store.get_user("viewer").failed_logins == 4
     r = login(client, "viewer", "bad")

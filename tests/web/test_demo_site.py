@@ -223,7 +223,7 @@ def test_server_is_quiet_and_shuts_down(chapters, capfd):
     out, err = capfd.readouterr()
     assert out == "" and err == ""
     with pytest.raises(RuntimeError, match="not running"):
-        s.url
+        _ = s.url
 
 
 def test_respond_makes_up_calendar_days_and_strips_session_ids(chapters):

@@ -137,7 +137,7 @@ def test_search_now_starts_the_background_run_once(app, store, search_api, monke
 
 # ---- the API ---------------------------------------------------------------------------------
 
-def test_the_api_lists_runs_and_one_run_with_its_queries(client, tokens):  # noqa: F811
+def test_the_api_lists_runs_and_one_run_with_its_queries(client, tokens):
     r = client.get("/api/discovery/runs", headers=bearer(tokens["read"]))
     assert r.status_code == 200
     d = r.get_json()
@@ -157,7 +157,7 @@ def test_the_api_lists_runs_and_one_run_with_its_queries(client, tokens):  # noq
     assert client.get("/api/discovery/runs").status_code == 401
 
 
-def test_the_api_starts_discovery_with_a_write_token_and_says_when_it_cannot(client, tokens, monkeypatch):  # noqa: F811
+def test_the_api_starts_discovery_with_a_write_token_and_says_when_it_cannot(client, tokens, monkeypatch):
     url = "/api/works/山城旧事/discover"
     assert client.post(url, json={}, headers=bearer(tokens["read"])).status_code == 403
     r = client.post(url, headers=bearer(tokens["write"]))
@@ -177,7 +177,7 @@ def test_the_api_starts_discovery_with_a_write_token_and_says_when_it_cannot(cli
 
 # ---- organisations -----------------------------------------------------------------------------
 
-def test_each_organisation_sees_the_runs_of_its_works_and_an_operator_sees_all(app, east):  # noqa: F811
+def test_each_organisation_sees_the_runs_of_its_works_and_an_operator_sees_all(app, east):
     mine = east_run(east)
     eve, admin, root = signed_in(app, "eve"), signed_in(app, "admin"), signed_in(app, "root")
     body = eve.get("/discovery/").get_data(as_text=True)
@@ -203,7 +203,7 @@ def test_each_organisation_sees_the_runs_of_its_works_and_an_operator_sees_all(a
     assert root.get(f"/discovery/runs/{mine}").status_code == 200 and root.get("/discovery/runs/1").status_code == 200
 
 
-def test_a_token_reads_only_its_organisations_runs(client, east):  # noqa: F811
+def test_a_token_reads_only_its_organisations_runs(client, east):
     mine = east_run(east)
     _, token = create_token(east, "east", "read", "east-reader")
     assert [r["id"] for r in client.get("/api/discovery/runs", headers=bearer(token)).get_json()["runs"]] == [mine]

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from tracker.evidence.package import verify_package
 from tracker.evidence.warc import Exchange, exchange_warc, read_warc

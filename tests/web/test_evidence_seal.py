@@ -9,8 +9,6 @@ import zipfile
 from datetime import datetime
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import need
 from tests.tracker.tsa import LocalTsa, openssl
 from tracker.evidence.package import MANIFEST, verify_package, write_package

@@ -22,7 +22,7 @@ def described(doc) -> set[tuple[str, str]]:
     return {(path, method) for path, ops in doc["paths"].items() for method in ops}
 
 
-def test_every_api_route_is_described_and_every_description_is_a_route(client, tokens):  # noqa: F811
+def test_every_api_route_is_described_and_every_description_is_a_route(client, tokens):
     r = client.get("/api/openapi.json", headers=bearer(tokens["read"]))
     assert r.status_code == 200
     doc = r.get_json()
@@ -61,7 +61,7 @@ def test_the_description_is_valid_openapi_3_1(app):
         validator.validate(description())
 
 
-def test_a_read_token_is_refused_every_write_operation(client, tokens):  # noqa: F811
+def test_a_read_token_is_refused_every_write_operation(client, tokens):
     """What the description says a read token may not do, it may not do: 403 before the view runs."""
     for (path, method), spec in OPERATIONS.items():
         if method == "get" or spec.get("reads"):

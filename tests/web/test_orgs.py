@@ -13,7 +13,7 @@ from tracker.store import Chapter, MatchRecord, Page, Site, User, Work
 from tracker.store.tenancy import DEFAULT_ORG, Organisation
 
 from .conftest import PASSWORD, csrf_token, login
-from .test_routes import CHANGES, GET, OPERATOR_POSTS, change, fill_path, rules
+from .test_routes import CHANGES, GET, OPERATOR_POSTS, change, fill_path
 
 # What only the default organisation's data shows. A 404 may repeat the ids asked for (the asker
 # knows them already), never more: its author and its chapters' text.
@@ -77,7 +77,7 @@ def test_another_organisations_records_cannot_be_changed(app, east, rule):
     r = change(eve, rule)
     assert r.status_code in (404, 400, 200, 201, 302), (rule, r.status_code, r.get_data(as_text=True)[:300])
     if r.status_code in (201, 302) and rule in ("/works/", "/api/works"):
-        new = set(w.id for w in east.works()) - set(before[0])
+        new = {w.id for w in east.works()} - set(before[0])
         assert new and all(east.owner("work", w) == "east" for w in new)  # an upload belongs to its uploader's
     else:
         assert (east.matches(), east.image_matches()) == before[1:]

@@ -32,7 +32,7 @@ def add_picture_copy(store) -> tuple[str, list[dict]]:
     """Chapter 2 posted over two pictures: three lines read, the first two copy the chapter."""
     lines = [CH2[:20], CH2[20:40], "手机阅读本站"]
     where, at, text = [], 0, []
-    for n, (picture, line, top) in enumerate(zip((PICTURES[0], PICTURES[0], PICTURES[1]), lines, (40, 120, 40))):
+    for _n, (picture, line, top) in enumerate(zip((PICTURES[0], PICTURES[0], PICTURES[1]), lines, (40, 120, 40))):
         store.upsert_page_image(PageImage(key=picture, url=picture, site="pics", found_on=SHOWN_ON,
                                           data=_png(600, 400), media_type="image/png", fetched_at=T0,
                                           position=PICTURES.index(picture)))

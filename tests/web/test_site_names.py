@@ -8,7 +8,7 @@ from .conftest import csrf_token, login
 from .test_manage_sites import BASIC, add, api, app, home_store, site  # noqa: F401 - fixtures
 
 
-def test_the_api_refuses_a_site_name_that_is_not_a_slug(api, home_store, site):  # noqa: F811
+def test_the_api_refuses_a_site_name_that_is_not_a_slug(api, home_store, site):
     for bad, suggested in (("bad name/../", "bad-name"), ("../../etc", "etc"), ("a\x1b]0;x\x07", "a-0-x")):
         r = add(api, site, name=bad)
         assert r.status_code == 400, bad
@@ -19,7 +19,7 @@ def test_the_api_refuses_a_site_name_that_is_not_a_slug(api, home_store, site): 
     assert r.status_code == 201 and [s.name for s in home_store.sites()] == ["bad-name"]
 
 
-def test_the_admin_form_refuses_a_site_name_that_is_not_a_slug(app, home_store, site):  # noqa: F811
+def test_the_admin_form_refuses_a_site_name_that_is_not_a_slug(app, home_store, site):
     admin = app.test_client()
     login(admin, "admin")
     r = admin.post("/sites/", data={"url": site.url + "/book/1/", "name": "bad name/../",

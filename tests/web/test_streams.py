@@ -1,7 +1,7 @@
 import csv
 import io
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from web.reports.streams import attachment, csv_lines, json_lines, safe_cell
 
@@ -12,7 +12,7 @@ def test_formula_cells_get_a_leading_quote():
     assert safe_cell("plain") == "plain"
     assert safe_cell(-3) == "-3" and safe_cell(-0.5) == "-0.5"  # numbers are not formulas
     assert safe_cell(None) == "" and safe_cell(True) == "true"
-    assert safe_cell(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)) == "2026-01-02T03:04:05+00:00"
+    assert safe_cell(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)) == "2026-01-02T03:04:05+00:00"
 
 
 def test_csv_lines_read_back_with_the_header_first():
@@ -24,7 +24,7 @@ def test_csv_lines_read_back_with_the_header_first():
 
 
 def test_json_lines_make_one_array():
-    rows = [{"t": datetime(2026, 1, 2, tzinfo=timezone.utc), "s": "中"}, {"n": 1}]
+    rows = [{"t": datetime(2026, 1, 2, tzinfo=UTC), "s": "中"}, {"n": 1}]
     assert json.loads("".join(json_lines(rows))) == [{"t": "2026-01-02T00:00:00+00:00", "s": "中"}, {"n": 1}]
     assert json.loads("".join(json_lines([]))) == []
 

@@ -116,7 +116,7 @@ def test_removing_an_unknown_subscription_is_a_404(admin):
 
 def test_the_forms_need_the_csrf_token(admin, store):
     sub = subscribe(store, "email", "rights@example.com", work="山城旧事")
-    assert admin.post("/followup/subscriptions", data={k: v for k, v in EMAIL.items()}).status_code == 400
+    assert admin.post("/followup/subscriptions", data=dict(EMAIL.items())).status_code == 400
     assert admin.post(f"/followup/subscriptions/{sub.id}/remove").status_code == 400
     assert store.subscriptions() == [sub]
 
@@ -167,7 +167,7 @@ def test_the_api_wants_json(admin):
     assert r.status_code == 400 and "JSON" in r.get_json()["message"]
 
 
-def test_a_read_token_reads_and_a_write_token_writes(client, store, tokens):  # noqa: F811
+def test_a_read_token_reads_and_a_write_token_writes(client, store, tokens):
     sub = subscribe(store, "email", "rights@example.com", work="山城旧事")
     read, write = bearer(tokens["read"]), bearer(tokens["write"])
     assert client.get("/api/subscriptions", headers=read).status_code == 200
@@ -183,7 +183,7 @@ def test_a_read_token_reads_and_a_write_token_writes(client, store, tokens):  # 
 # ---- organisations -------------------------------------------------------------------------------
 
 
-def test_another_organisations_subscription_is_404_and_not_listed(app, east):  # noqa: F811
+def test_another_organisations_subscription_is_404_and_not_listed(app, east):
     ours = subscribe(east, "email", "rights@example.com", work="山城旧事")
     eve = signed_in(app, "eve")
     assert eve.get("/api/subscriptions").get_json()["subscriptions"] == []
@@ -196,7 +196,7 @@ def test_another_organisations_subscription_is_404_and_not_listed(app, east):  #
     assert east.subscriptions() == [ours]
 
 
-def test_an_organisation_subscribes_only_to_its_own_works_and_sites(app, east):  # noqa: F811
+def test_an_organisation_subscribes_only_to_its_own_works_and_sites(app, east):
     eve = signed_in(app, "eve")
     r = api_post(eve, {**EMAIL, "work": "山城旧事"})
     assert r.status_code == 400 and r.get_json()["message"] == "no work '山城旧事'; registered works: 东城"
@@ -217,7 +217,7 @@ def test_an_organisation_subscribes_only_to_its_own_works_and_sites(app, east): 
     assert "东城" not in html and "dongcheng" not in html
 
 
-def test_the_form_offers_the_organisations_works_and_sites(app, east):  # noqa: F811
+def test_the_form_offers_the_organisations_works_and_sites(app, east):
     html = signed_in(app, "eve").get("/followup/").get_data(as_text=True)
     assert '<option value="东城">东城</option>' in html and "<option>dongcheng</option>" in html
     assert "山城旧事" not in html and "biquge" not in html
@@ -232,7 +232,7 @@ def with_smtp(app, settings, url: str) -> None:
     app.extensions["fptrack"].settings = dataclasses.replace(settings, smtp_url=url)
 
 
-def test_a_test_reaches_a_real_webhook_signed_once_and_nothing_is_stored(client, store, tokens):  # noqa: F811
+def test_a_test_reaches_a_real_webhook_signed_once_and_nothing_is_stored(client, store, tokens):
     from tests.tracker.fixture_site import webhook_receiver
     from tracker.followup import webhooks
 
@@ -279,7 +279,7 @@ def test_a_test_e_mail_reaches_a_real_smtp_server(app, admin, store, settings):
     assert "Test sent: e-mail to rights@example.com for work 山城旧事" in html
 
 
-def test_another_organisations_subscription_cannot_be_tested(app, east, store):  # noqa: F811
+def test_another_organisations_subscription_cannot_be_tested(app, east, store):
     sub = subscribe(store, "email", "rights@example.com", work="山城旧事")
     eve = signed_in(app, "eve")
     assert post(eve, f"/followup/subscriptions/{sub.id}/test", {}, token_from="/followup/").status_code == 404

@@ -4,7 +4,7 @@ from datetime import date
 
 from tracker.store import MatchRecord, Page
 from web.reports.catalog import ChapterCatalog
-from web.review.takedown import in_notice, notice_items, notice_matches, notice_text, nothing_to_notice
+from web.review.takedown import in_notice, nothing_to_notice, notice_items, notice_matches, notice_text
 
 from .conftest import CH1, T0, post
 

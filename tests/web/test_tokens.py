@@ -86,7 +86,7 @@ def test_a_token_is_only_for_the_api(client, tokens):
     assert r.status_code == 302 and "/login" in r.headers["Location"]
 
 
-def test_a_token_sees_only_its_organisation(client, east):  # noqa: F811
+def test_a_token_sees_only_its_organisation(client, east):
     _, token = create_token(east, "east", "write")
     works = client.get("/api/works", headers=bearer(token)).get_json()["works"]
     assert [w["work"] for w in works] == ["东城"]
@@ -113,7 +113,7 @@ def test_tokens_are_made_and_revoked_in_the_admin_and_shown_once(admin, store):
     assert post(admin, f"/tokens/{record.id}/revoke", {}, token_from="/tokens/").status_code == 404
 
 
-def test_a_viewer_makes_no_token_and_an_admin_only_its_organisations(app, viewer, store, east):  # noqa: F811
+def test_a_viewer_makes_no_token_and_an_admin_only_its_organisations(app, viewer, store, east):
     assert post(viewer, "/tokens/", {"scope": "write"}, token_from="/tokens/").status_code == 403
     from .test_orgs import signed_in
 

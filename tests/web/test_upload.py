@@ -3,14 +3,13 @@ from __future__ import annotations
 
 import base64
 import io
-import zipfile
 
 import pytest
 
 from tests.tracker.test_uploads import CH1, CH2, book_text, epub_book, zipped
 from tracker.store import NotFound
 
-from .conftest import PASSWORD, csrf_token, login
+from .conftest import PASSWORD, csrf_token
 
 BASIC = {"Authorization": "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()}
 KINDS = {

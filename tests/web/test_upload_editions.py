@@ -11,7 +11,7 @@ from tests.tracker.test_uploads import zipped
 from tracker.store import NotFound
 from tracker.tenancy.tokens import create_token
 
-from .conftest import CH1, CH3, csrf_token
+from .conftest import CH1, csrf_token
 from .test_orgs import east, signed_in  # noqa: F401  (a fixture)
 from .test_upload import BASIC, upload_api, upload_form
 
@@ -88,7 +88,7 @@ def test_replacing_a_missing_title_is_a_404_that_says_so(app, admin, store):
         store.get_work("晴天")
 
 
-def test_another_organisations_work_is_a_404_like_a_missing_one(app, east):  # noqa: F811
+def test_another_organisations_work_is_a_404_like_a_missing_one(app, east):
     before = chapters(east)
     eve = signed_in(app, "eve")
     token = csrf_token(eve, "/works/")

@@ -64,13 +64,13 @@ def test_a_viewer_gets_403_on_every_users_page_and_form(app, store):
     assert "Users</a>" not in viewer.get("/").get_data(as_text=True)
 
 
-def test_the_navigation_links_the_users_page_for_admins_and_operators(app, east):  # noqa: F811
+def test_the_navigation_links_the_users_page_for_admins_and_operators(app, east):
     for name in ("admin", "eve", "root"):
         html = signed_in(app, name).get("/").get_data(as_text=True)
         assert '<a href="/users/"' in html and ">Users</a>" in html, name
 
 
-def test_an_admin_lists_only_its_organisations_users(app, east):  # noqa: F811
+def test_an_admin_lists_only_its_organisations_users(app, east):
     eve = signed_in(app, "eve")
     html = eve.get("/users/").get_data(as_text=True)
     names = re.findall(r'<tr id="user-([^"]+)">', html)
@@ -82,7 +82,7 @@ def test_an_admin_lists_only_its_organisations_users(app, east):  # noqa: F811
     assert names == ["admin", "root", "viewer"]  # the default organisation's (root is an operator of it)
 
 
-def test_an_operator_lists_every_organisations_users_and_picks_one(app, east):  # noqa: F811
+def test_an_operator_lists_every_organisations_users_and_picks_one(app, east):
     root = signed_in(app, "root")
     html = root.get("/users/").get_data(as_text=True)
     assert re.findall(r'<tr id="user-([^"]+)">', html) == ["admin", "ed", "eve", "root", "viewer"]
@@ -110,7 +110,7 @@ def test_the_last_sign_in_is_recorded_and_shown(app, store):
 # ---- adding ------------------------------------------------------------------------------------
 
 
-def test_an_admin_adds_a_user_with_a_typed_password_to_its_own_organisation(app, east):  # noqa: F811
+def test_an_admin_adds_a_user_with_a_typed_password_to_its_own_organisation(app, east):
     eve = signed_in(app, "eve")
     r = add(eve, name="nina", role="admin", password=NEW, repeat=NEW, org=DEFAULT_ORG)  # the org is ignored
     assert r.status_code == 302
@@ -140,7 +140,7 @@ def test_a_generated_password_is_shown_once_and_signs_in(app, store):
     assert can_sign_in(app, "nina", password)
 
 
-def test_an_operator_adds_a_user_to_the_organisation_it_picks(app, east):  # noqa: F811
+def test_an_operator_adds_a_user_to_the_organisation_it_picks(app, east):
     root = signed_in(app, "root")
     assert add(root, name="olga", role="operator", org="east", password=NEW, repeat=NEW).status_code == 302
     assert east.get_user("olga").role == "operator" and org_of(east, "olga") == "east"
@@ -171,7 +171,7 @@ def test_an_admin_cannot_make_an_operator(app, store):
     ({"name": "two words"}, "A user name is 1 to 64 characters with no spaces."),
     ({"name": ""}, "A user name is 1 to 64 characters"),
 ])
-def test_a_bad_new_user_is_refused_with_what_to_fix(app, east, data, message):  # noqa: F811
+def test_a_bad_new_user_is_refused_with_what_to_fix(app, east, data, message):
     admin = signed_in(app, "admin")
     before = [(u.name, u.role, u.password_hash) for u in east.users()]
     r = add(admin, **{"name": "nina", "role": "viewer", "password": NEW, "repeat": NEW, **data})
@@ -200,7 +200,7 @@ def test_nobody_changes_their_own_role(app, store):
     assert store.get_user("admin").role == "admin"
 
 
-def test_an_admin_neither_makes_nor_changes_an_operator(app, east):  # noqa: F811
+def test_an_admin_neither_makes_nor_changes_an_operator(app, east):
     admin = signed_in(app, "admin")
     r = form(admin, "/users/role", {"name": "viewer", "role": "operator"})
     assert r.status_code == 403 and east.get_user("viewer").role == "viewer"
@@ -221,7 +221,7 @@ def test_a_bad_role_is_refused(app, store):
     assert store.get_user("viewer").role == "viewer"
 
 
-def test_the_last_admin_of_an_organisation_who_can_sign_in_keeps_the_role(app, east):  # noqa: F811
+def test_the_last_admin_of_an_organisation_who_can_sign_in_keeps_the_role(app, east):
     root = signed_in(app, "root")
     r = form(root, "/users/role", {"name": "eve", "role": "viewer"})
     assert r.status_code == 400 and "Eve is the last admin of east who can sign in" in r.get_data(as_text=True)
@@ -254,7 +254,7 @@ def test_a_reset_password_is_shown_once_unlocks_and_ends_the_sessions(app, store
     assert not can_sign_in(app, "viewer", PASSWORD) and can_sign_in(app, "viewer", password)
 
 
-def test_an_admin_cannot_reset_an_operators_password(app, east):  # noqa: F811
+def test_an_admin_cannot_reset_an_operators_password(app, east):
     before = east.get_user("root").password_hash
     r = form(signed_in(app, "admin"), "/users/password", {"name": "root"})
     assert r.status_code == 403 and "new-password" not in r.get_data(as_text=True)
@@ -289,7 +289,7 @@ def test_nobody_removes_themselves(app, store):
     assert store.get_user("admin") and not signed_out(admin)
 
 
-def test_the_last_admin_of_an_organisation_who_can_sign_in_is_not_removed(app, east):  # noqa: F811
+def test_the_last_admin_of_an_organisation_who_can_sign_in_is_not_removed(app, east):
     root = signed_in(app, "root")
     html = root.get("/users/remove", query_string={"name": "eve"}).get_data(as_text=True)
     assert "Eve is the last admin of east who can sign in; make another user of east an admin first." in html
@@ -301,7 +301,7 @@ def test_the_last_admin_of_an_organisation_who_can_sign_in_is_not_removed(app, e
         east.get_user("eve")
 
 
-def test_an_admin_cannot_remove_an_operator(app, east):  # noqa: F811
+def test_an_admin_cannot_remove_an_operator(app, east):
     admin = signed_in(app, "admin")
     assert admin.get("/users/remove", query_string={"name": "root"}).status_code == 403
     assert form(admin, "/users/remove", {"name": "root", "confirm": "root"}).status_code == 403
@@ -328,7 +328,7 @@ def test_every_users_form_needs_its_csrf_token(app, store, path, data):
 
 
 @pytest.mark.parametrize("asker, other", [("eve", "viewer"), ("eve", "admin"), ("admin", "eve"), ("admin", "ed")])
-def test_another_organisations_users_are_404(app, east, asker, other):  # noqa: F811
+def test_another_organisations_users_are_404(app, east, asker, other):
     client = signed_in(app, asker)
     before = [(u.name, u.role, u.password_hash) for u in east.users()]
     for path in ("/users/view", "/users/remove"):
@@ -386,7 +386,7 @@ def basic(name: str, password: str = PASSWORD) -> dict[str, str]:
     return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
 
 
-def test_the_api_manages_users_for_a_person_signed_in_by_basic(client, east):  # noqa: F811
+def test_the_api_manages_users_for_a_person_signed_in_by_basic(client, east):
     eve = basic("eve")
     r = client.get("/api/users", headers=eve)
     assert r.status_code == 200 and [u["name"] for u in r.get_json()["users"]] == ["ed", "eve"]
@@ -416,7 +416,7 @@ def test_the_api_manages_users_for_a_person_signed_in_by_basic(client, east):  #
     ("get", "/api/users/viewer", None), ("patch", "/api/users/viewer", {"role": "admin"}),
     ("post", "/api/users/viewer/password", {}), ("delete", "/api/users/viewer?confirm=viewer", None),
 ])
-def test_the_api_answers_404_for_another_organisations_user(client, east, call):  # noqa: F811
+def test_the_api_answers_404_for_another_organisations_user(client, east, call):
     method, path, body = call
     before = [(u.name, u.role, u.password_hash) for u in east.users()]
     r = client.open(path, method=method.upper(), json=body, headers=basic("eve"))
@@ -424,7 +424,7 @@ def test_the_api_answers_404_for_another_organisations_user(client, east, call):
     assert [(u.name, u.role, u.password_hash) for u in east.users()] == before
 
 
-def test_the_api_keeps_the_rules_of_the_pages(client, east):  # noqa: F811
+def test_the_api_keeps_the_rules_of_the_pages(client, east):
     admin = basic("admin")
     r = client.post("/api/users", json={"name": "eve", "role": "viewer"}, headers=admin)
     assert r.status_code == 400 and r.get_json()["message"] == "the name eve is taken; choose another"

@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             report = discover(ctx, work=args.work, say=failures.append, progress=progress)
         finally:
             ctx.close()
-    except BaseException as e:  # noqa: BLE001 - whatever stopped it is said in the state, in one line
+    except BaseException as e:
         state.update(state="failed", finished_at=now_text(), error=(str(e).splitlines() or [type(e).__name__])[0][:500])
         child_jobs.write_state(path, state)
         return 1

@@ -8,7 +8,8 @@ from clikit.common import note, quiet_option, write_records
 from clikit.plural import counted
 
 from ..cli import click_errors, open_context
-from .discover import DiscoveryError, DiscoverySettings, discover as run_discovery
+from .discover import DiscoveryError, DiscoverySettings
+from .discover import discover as run_discovery
 from .providers import SearchError
 
 COLUMNS = ["n", "work", "kind", "query", "returned", "new", "stored", "matches", "sites", "error"]

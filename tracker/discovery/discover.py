@@ -212,7 +212,7 @@ def discover(ctx, settings: DiscoverySettings | None = None, *, provider: Search
         run.finished_at, run.outcome = now(), "failed"
         try:
             store.update_discovery_run(run)
-        except Exception:  # noqa: BLE001 - the first error is the one to raise
+        except Exception:
             log.exception("discovery run %s: could not record its failure", run.id)
         raise
 

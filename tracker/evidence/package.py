@@ -21,8 +21,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import zlib
 import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime

@@ -23,8 +23,8 @@ import hmac
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -32,8 +32,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from tracker.egress import EgressPolicy
-from tracker.store.signing_keys import SigningKey
 from tracker.store.records import NotFound
+from tracker.store.signing_keys import SigningKey
 from tracker.store.tenancy import DEFAULT_ORG
 
 from .timestamp import TimestampError, request_token

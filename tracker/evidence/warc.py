@@ -22,7 +22,7 @@ import hashlib
 import io
 import zlib
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from warcio.archiveiterator import ArchiveIterator
@@ -92,7 +92,7 @@ def sha256_digest(data: bytes) -> str:
 
 
 def _date(t: datetime) -> str:
-    return datetime_to_iso_date(t.astimezone(timezone.utc).replace(tzinfo=None), use_micros=False)
+    return datetime_to_iso_date(t.astimezone(UTC).replace(tzinfo=None), use_micros=False)
 
 
 def _record(writer: WARCWriter, url: str, kind: str, http: StatusAndHeaders | None, payload: bytes,

@@ -22,17 +22,17 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from pagetext.encoding import decode
+from clikit.plural import counted
 from fingerprint.errors import FingerprintError
 from fingerprint.models import Document
-from clikit.plural import counted
+from pagetext.encoding import decode
 
-from . import notify
 from ..context import Context
 from ..egress import EgressPolicy, FetchError, fetch
 from ..pipeline import to_record
 from ..store import MatchRecord, NotFound, Page, Store, now
 from ..store.followup import Recheck
+from . import notify
 
 log = logging.getLogger(__name__)
 

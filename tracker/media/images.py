@@ -9,7 +9,7 @@ image fingerprints it once and puts it in the index. Every step is idempotent.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +21,6 @@ from pagetext.sources import image_files
 
 from ..followup import notify
 from ..store import ImageMatch, NotFound, WorkImage
-from ..workers.tally import tally
 
 if TYPE_CHECKING:  # only in annotations: the context loads this module's index
     from ..context import Context

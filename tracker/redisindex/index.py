@@ -131,7 +131,7 @@ class RedisIndex:
         """fn(), with Redis' errors turned into IndexUnavailable. On a cluster a node that
         cannot be reached makes the slot map be read again (a replica may have taken over);
         with `again` (reads only: an APPEND sent twice would count twice) fn is then retried once."""
-        for attempt in range(2 if again and self.nodes.cluster else 1):
+        for _attempt in range(2 if again and self.nodes.cluster else 1):
             try:
                 return fn()
             except (redis.ConnectionError, redis.TimeoutError, OSError) as e:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import binascii
 import re
 import socket
+
 import numpy as np
 import redis
 
@@ -222,7 +223,7 @@ class Nodes:
             work = [(self._resolve(t), _AskingBatch(b) if t[2] else b) for t, b in again.items()]
         raise redis.ResponseError("too many MOVED/ASK redirections; the cluster is being resharded, retry later")
 
-    def replies(self, batches: dict[int, "Batch | list[bytes]"]) -> dict[int, list]:
+    def replies(self, batches: dict[int, Batch | list[bytes]]) -> dict[int, list]:
         """Run commands on their nodes, every node at once, and return each node's replies in
         order; commands answered MOVED/ASK are sent again where the cluster says."""
         work, where, out = [], [], {}

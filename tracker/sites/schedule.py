@@ -20,7 +20,7 @@ first slot after it was added.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 HOURS = range(24)
@@ -67,7 +67,7 @@ def schedule_of(site: Any, default_hour: int) -> Schedule:
 
 
 def _at(day: date, hour: int) -> datetime:
-    return datetime.combine(day, time(hour), tzinfo=timezone.utc)
+    return datetime.combine(day, time(hour), tzinfo=UTC)
 
 
 def latest_slot(hour: int, now: datetime) -> datetime:
@@ -75,7 +75,7 @@ def latest_slot(hour: int, now: datetime) -> datetime:
 
     latest_slot(3, 2026-11-25 03:00) -> 2026-11-25 03:00; at 02:30 the same day -> 2026-11-24 03:00.
     """
-    now = (now + SLACK).astimezone(timezone.utc)
+    now = (now + SLACK).astimezone(UTC)
     slot = _at(now.date(), hour)
     return slot if slot <= now else slot - timedelta(days=1)
 
@@ -84,8 +84,8 @@ def first_due(schedule: Schedule, last: datetime | None, created: datetime) -> d
     """The first slot the site may be crawled for: on the day `every` days after the date of its
     last crawl, or (never crawled) the first one at or after it was added."""
     if last is not None:
-        return _at(last.astimezone(timezone.utc).date() + timedelta(days=schedule.every), schedule.hour)
-    slot = _at(created.astimezone(timezone.utc).date(), schedule.hour)
+        return _at(last.astimezone(UTC).date() + timedelta(days=schedule.every), schedule.hour)
+    slot = _at(created.astimezone(UTC).date(), schedule.hour)
     return slot if slot >= created else slot + timedelta(days=1)
 
 
@@ -106,7 +106,7 @@ def next_crawl(schedule: Schedule, last: datetime | None, created: datetime, now
     first = first_due(schedule, last, created)
     if first > now + SLACK:
         return first
-    top = now.astimezone(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    top = now.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
     return top if top == now else top + timedelta(hours=1)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from datetime import datetime, timedelta
 
-from .signing_keys import SigningKey
 from .records import User, UserSession
+from .signing_keys import SigningKey
 from .tenancy import ApiToken, Organisation
 
 

@@ -8,8 +8,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from .records import (Chapter, FingerprintRecord, ImageMatch, MatchRecord, NotFound, Page, PageImage, PageScope, Work,
-                      WorkImage)
+from .records import (
+    Chapter,
+    FingerprintRecord,
+    ImageMatch,
+    MatchRecord,
+    NotFound,
+    Page,
+    PageImage,
+    PageScope,
+    Work,
+    WorkImage,
+)
 
 
 class OriginalsStore(ABC):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 PAGE_STATUSES = ("queued", "done", "failed")
@@ -28,7 +28,7 @@ IMAGE_MATCH_SORTS = ("distance", "first_seen", "last_seen", "site", "work", "sta
 
 def now() -> datetime:
     """The current time in UTC, to the millisecond (what both backends can store)."""
-    t = datetime.now(timezone.utc)
+    t = datetime.now(UTC)
     return t.replace(microsecond=t.microsecond // 1000 * 1000)
 
 

@@ -18,8 +18,20 @@ from functools import cached_property
 from typing import Any
 
 from .base import Store
-from .records import (MATCH_STATUSES, PAGE_STATUSES, Chapter, CrawlRun, ImageMatch, MatchRecord, NotFound, Page,
-                      Site, User, Work, WorkImage)
+from .records import (
+    MATCH_STATUSES,
+    PAGE_STATUSES,
+    Chapter,
+    CrawlRun,
+    ImageMatch,
+    MatchRecord,
+    NotFound,
+    Page,
+    Site,
+    User,
+    Work,
+    WorkImage,
+)
 from .tenancy import DEFAULT_ORG, ApiToken
 from .unscoped import UNSCOPED, UnscopedMethod
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 #: Store methods that go to the store as they are: sign-in and sessions (before the scope is
 #: known), what the crawler, matcher and workers write and read by key (a text judged before: against
-#: every organisation's chapters), and the organisations themselves. Every other method of the store is redefined in tracker/store/scoped.py (tests/tracker/test_store_scoped.py).
+#: every organisation's chapters), and the organisations themselves. Every other method of the store is
+#: redefined in tracker/store/scoped.py (tests/tracker/test_store_scoped.py).
 UNSCOPED = frozenset({
     "add_session", "get_session", "sessions", "touch_session", "delete_session", "delete_sessions", "purge_sessions",
     "record_login", "token_by_hash", "touch_token",

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 
 def utc(dt: datetime) -> datetime:
     """Aware UTC to the millisecond, the precision both backends keep (a naive datetime is taken as UTC)."""
-    dt = dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    dt = dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
     return dt.replace(microsecond=dt.microsecond // 1000 * 1000)
 
 

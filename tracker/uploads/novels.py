@@ -30,7 +30,14 @@ from __future__ import annotations
 
 from .reading import read_upload
 from .registration import (
-    EditionIncomplete, EditionReport, NoWork, WorkExists, own_work_id, register_upload, remove_unfinished, remove_work,
+    EditionIncomplete,
+    EditionReport,
+    NoWork,
+    WorkExists,
+    own_work_id,
+    register_upload,
+    remove_unfinished,
+    remove_work,
 )
 from .upload import Limits, Upload, UploadError
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
-from pagetext.encoding import decode
 from fingerprint.errors import InputError
+from pagetext.encoding import decode
 from pagetext.sources import ReadReport
 
 from ..registry import chapters_from
@@ -20,7 +20,7 @@ __all__ = ["Source", "read_upload"]
 
 TEXT_SUFFIXES = frozenset(".txt .text .md .html .htm .xhtml .jsonl .ndjson .json".split())
 
-Source = Union[bytes, str, Path, BinaryIO]
+Source = bytes | str | Path | BinaryIO
 
 
 def read_upload(filename: str, data: Source, limits: Limits = Limits()) -> Upload:

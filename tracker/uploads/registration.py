@@ -88,7 +88,7 @@ def register_upload(ctx: Context, title: str, upload: Upload, *, author: str = "
     except BaseException:
         try:
             _remove_chapters_of(ctx, wid)
-        except Exception:  # noqa: BLE001 - the first error is the one to report; the next upload cleans up
+        except Exception:
             pass
         raise
     return report
@@ -216,7 +216,7 @@ def _replace_chapter(ctx: Context, chapter: Chapter, before: Chapter | None, rep
         before = ctx.store.get_chapter(chapter.key)  # its text, to put back should the new one fail
     try:
         ch, status = register_chapter(ctx, chapter, keep=False)
-    except Exception as e:  # noqa: BLE001 - put back, then report
+    except Exception as e:
         try:
             if before is None:
                 try:
@@ -232,7 +232,7 @@ def _replace_chapter(ctx: Context, chapter: Chapter, before: Chapter | None, rep
                 if before.text:  # headers only when unchanged: its fingerprints were never touched
                     register_chapter(ctx, before, keep=False)
                 note = f"{chapter.key!r} keeps its old version"
-        except Exception as again:  # noqa: BLE001
+        except Exception as again:
             note = (f"{chapter.key!r} could not be put back ({again}), so its text and index entries may "
                     "differ: upload the previous edition again, then this one")
         raise _PutBack(e, note) from e

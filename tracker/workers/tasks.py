@@ -352,7 +352,7 @@ def discover_sites(ctx: Context) -> dict[str, Any]:
 
     try:
         return daily_discovery(ctx)
-    except Exception as e:  # noqa: BLE001 - the search API is outside; its failure must not stop the run
+    except Exception as e:
         log.warning("daily discovery failed: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
         return {"failed": type(e).__name__}
 
@@ -364,7 +364,7 @@ def expire_old_events(ctx: Context) -> Any:
 
     try:
         return expire_events(ctx.store, ctx.settings.events_days)
-    except Exception as e:  # noqa: BLE001 - housekeeping; the next daily run tries again
+    except Exception as e:
         log.warning("daily removal of old notification events failed: %s",
                     str(e).splitlines()[0] if str(e) else type(e).__name__)
         return Purged()
@@ -377,7 +377,7 @@ def remove_unfinished_uploads(ctx: Context) -> list[str]:
 
     try:
         return remove_unfinished(ctx)
-    except Exception as e:  # noqa: BLE001 - housekeeping; the next daily run tries again
+    except Exception as e:
         log.warning("daily removal of unfinished uploads failed: %s",
                     str(e).splitlines()[0] if str(e) else type(e).__name__)
         return []

@@ -13,7 +13,8 @@ from typing import Any
 from flask import Blueprint, abort, g, jsonify, request
 
 from ..auth.access import reads_only
-from ..manage import sites as site_admin, works as uploads
+from ..manage import sites as site_admin
+from ..manage import works as uploads
 from ..params import json_body
 
 bp = Blueprint("manage_api", __name__, url_prefix="/api")

@@ -25,9 +25,9 @@ from tracker.store import StoreError, User
 from tracker.store.tenancy import DEFAULT_ORG
 from tracker.tenancy.tokens import check_token
 
-from . import sessions
 from ..services import services
 from ..tenancy.scope import OPERATOR, set_scope
+from . import sessions
 from .accounts import sign_in
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

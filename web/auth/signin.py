@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 from flask import Blueprint, current_app, redirect, render_template, request, session, url_for
 from flask_login import current_user, login_user, logout_user
 
-from . import sessions
 from ..services import services
+from . import sessions
 from .access import SignedIn, client_address, reads_only
 from .accounts import sign_in
 

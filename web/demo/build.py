@@ -9,7 +9,17 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from web.demo.pages import (
-    _PNG, BOOK_PATH, NEWS, NEWS_TITLE, ROBOTS_TXT, VARIANTS, Resource, _binary, _not_found, _Site, _text_resource,
+    _PNG,
+    BOOK_PATH,
+    NEWS,
+    NEWS_TITLE,
+    ROBOTS_TXT,
+    VARIANTS,
+    Resource,
+    _binary,
+    _not_found,
+    _Site,
+    _text_resource,
 )
 from web.demo.traps import _with_sid, calendar_page
 
@@ -101,7 +111,7 @@ def _halves(text: str) -> tuple[str, str]:
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) >= 2:
         total, acc = sum(len(x) for x in lines), 0
-        for k, line in enumerate(lines[:-1], 1):
+        for k, line in enumerate(lines[:-1], 1):  # noqa: B007  (k, where the loop stops, is the cut)
             acc += len(line)
             if acc >= total / 2:
                 break

@@ -206,7 +206,8 @@ class _Site:
             f'<div id="info"><h1>{_esc(self.book)}</h1><p>作&nbsp;&nbsp;者：{_esc(self.author)}</p>'
             f'<p><img src="/img/cover" alt="封面"> <a href="/img/cover">封面大图</a> '
             f'<a href="{specials["bin"]}">TXT全本下载</a></p></div>\n'
-            f'<div id="intro"><p>{_esc(self.book)}是一部连载小说，讲述山城旧家三代人守护的秘密。本站提供最新章节在线阅读。</p></div>\n'
+            f'<div id="intro"><p>{_esc(self.book)}是一部连载小说，讲述山城旧家三代人守护的秘密。'
+            '本站提供最新章节在线阅读。</p></div>\n'
             f'<div class="latest"><h3>最新章节</h3><ul>{latest}</ul></div>\n'
             f'<div id="list"><dl><dt>《{_esc(self.book)}》正文</dt>{"".join(items)}</dl></div>'
         )

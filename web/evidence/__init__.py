@@ -10,6 +10,7 @@ from flask import Blueprint
 
 def blueprints() -> tuple[Blueprint, ...]:
     """The area's blueprints, for the app factory (their modules load only when an app is made)."""
-    from . import downloads, signing_key as keys
+    from . import downloads
+    from . import signing_key as keys
 
     return (downloads.bp, keys.bp)

@@ -12,8 +12,8 @@ from flask import Blueprint, Response, abort, request
 from ..reports.streams import attachment
 from ..review.notices import INCLUDE_HOW, flag_arg, sender_args
 from ..services import services, store
-from .signing_key import package_seal
 from .package import NothingToPack, build_package, select_page
+from .signing_key import package_seal
 
 bp = Blueprint("packages", __name__, url_prefix="/evidence")
 SPOOL = 8 * 1024 * 1024  # a package up to this size is made in memory, a larger one in a temporary file

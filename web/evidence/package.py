@@ -26,7 +26,7 @@ from tracker.store import MatchRecord, NotFound, Store, StoreError, now
 from ..filters import num, pct, score, when
 from ..reports.catalog import Outline
 from ..review.evidence import match_evidence
-from ..review.takedown import in_notice, notice_entries, notice_matches, notice_text, nothing_to_notice
+from ..review.takedown import in_notice, nothing_to_notice, notice_entries, notice_matches, notice_text
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MAX_MATCHES = 500  # matches in one package; more: one package per page

@@ -10,8 +10,15 @@ from clikit.cells import printable
 from clikit.plural import counted
 from tracker.egress import EgressPolicy
 from tracker.evidence.package import verify_package
-from tracker.evidence.signing import (SigningError, fingerprint, load_public_key, make_seal, org_public_key,
-                                      package_org, public_pem)
+from tracker.evidence.signing import (
+    SigningError,
+    fingerprint,
+    load_public_key,
+    make_seal,
+    org_public_key,
+    package_org,
+    public_pem,
+)
 from tracker.settings import Settings
 from tracker.store import Store
 from tracker.store.tenancy import DEFAULT_ORG

@@ -20,8 +20,8 @@ from werkzeug.exceptions import Conflict
 from crawler import site_runs as site_crawls
 from crawler.cli import save_site, stored_rules
 from crawler.rules import RulesError, SiteRules, make_rules, rules_for_urls, site_name
-from pagetext.encoding import decode
 from fingerprint.errors import InputError
+from pagetext.encoding import decode
 from pagetext.extraction.page import extract
 from pagetext.extraction.selection import select
 from pagetext.html import NOT_XML_CHARS, XML_DECLARATION, parse_html

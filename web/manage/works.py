@@ -12,12 +12,20 @@ from typing import Any
 
 from flask import abort, current_app, request
 from werkzeug.datastructures import FileStorage
-from werkzeug.exceptions import Conflict, NotFound as HTTPNotFound, ServiceUnavailable
+from werkzeug.exceptions import Conflict, ServiceUnavailable
+from werkzeug.exceptions import NotFound as HTTPNotFound
 
 from fingerprint.errors import InputError
 from tracker.context import Context
 from tracker.uploads.novels import (
-    EditionIncomplete, EditionReport, Limits, NoWork, UploadError, WorkExists, read_upload, register_upload,
+    EditionIncomplete,
+    EditionReport,
+    Limits,
+    NoWork,
+    UploadError,
+    WorkExists,
+    read_upload,
+    register_upload,
     remove_work,
 )
 

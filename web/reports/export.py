@@ -3,7 +3,7 @@ same filters as the page the list is on (also under /api/export/ for scripts).""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, abort, request
@@ -93,7 +93,7 @@ def download(name: str, fmt: str) -> Response:
     if fmt not in ("csv", "json"):
         abort(404, f"export as .csv or .json, not .{fmt}")
     columns, rows = LISTS[name](reports())
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     body = csv_lines(columns, rows) if fmt == "csv" else json_lines(rows)
     mimetype = "text/csv" if fmt == "csv" else "application/json"
     # The rows' arguments are read from the request above; the generator needs only the store.

@@ -16,7 +16,7 @@ each chapter under the most any copy of it carries.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from typing import Any
 
@@ -77,7 +77,7 @@ def kind_fields(kinds: dict[str, int], chapters: int) -> dict[str, Any]:
 
 def fill_days(counts: dict[str, int], days: int, today: date | None = None) -> list[dict[str, Any]]:
     """One row per day for the last `days` days up to today (UTC), with 0 where nothing was found."""
-    today = today or datetime.now(timezone.utc).date()
+    today = today or datetime.now(UTC).date()
     out = []
     for i in range(days - 1, -1, -1):
         d = (today - timedelta(days=i)).isoformat()
@@ -248,7 +248,7 @@ class Reports:
 
         def row(name: str) -> dict[str, Any]:
             return rows.setdefault(name, {"site": name, "configured": False, "recrawl": None, "pages": 0,
-                                          **{s: 0 for s in PAGE_STATUSES}, "last_fetched": None, "works": 0,
+                                          **dict.fromkeys(PAGE_STATUSES, 0), "last_fetched": None, "works": 0,
                                           "matches": 0, "first_seen": None, "last_seen": None,
                                           "last_crawl": None, "last_outcome": None})
 

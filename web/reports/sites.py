@@ -78,7 +78,7 @@ def manage() -> Any:
     if request.method == "GET":
         return _manage_page(name)
     values = site_admin.values_from_form(request.form)
-    form = {k: v for k, v in values.items()}
+    form = dict(values.items())
     try:
         rules = site_admin.rules_with(name, values, services().store.get_site(name))
         if request.form.get("action") == "preview":

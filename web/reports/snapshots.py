@@ -86,7 +86,7 @@ class Snapshots:
         def run() -> None:
             try:
                 self._keep(key, compute(), generation)
-            except Exception:  # noqa: BLE001 - the kept value stays; the next reader tries again
+            except Exception:
                 log.warning("refreshing the summary %r failed; the previous one is still shown", key, exc_info=True)
             finally:
                 with self._lock:

@@ -10,8 +10,16 @@ from fingerprint.models import Document
 from fingerprint.track import Tracker
 from tracker.pipeline import of_whole_works
 from tracker.store import NotFound, Store
-from tracker.wording import (copy_kind, copy_summary, is_translation, language_name, more_pairs, other_language,
-                             page_language, score_lines)
+from tracker.wording import (
+    copy_kind,
+    copy_summary,
+    is_translation,
+    language_name,
+    more_pairs,
+    other_language,
+    page_language,
+    score_lines,
+)
 
 from ..reports.catalog import Outline
 from ..reports.queries import page_row

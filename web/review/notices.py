@@ -3,7 +3,7 @@ and, once sent, to move those matches to takedown-sent. Excerpts (short quotatio
 be fair use) are named only when include_excerpts is given (web.review.takedown.in_notice)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
@@ -14,7 +14,7 @@ from tracker.store.tenancy import DEFAULT_ORG
 from ..params import text_arg
 from ..reports.streams import attachment
 from ..services import services, store
-from .takedown import MAX_ITEMS, notice_items, notice_matches, notice_text, nothing_to_notice
+from .takedown import MAX_ITEMS, nothing_to_notice, notice_items, notice_matches, notice_text
 
 INCLUDE_HOW = "tick \"Include excerpts\" (include_excerpts=1 in the API)"
 
@@ -83,7 +83,7 @@ def notice() -> str:
 @bp.route("/takedown.txt")
 def download() -> Response:
     d = notice_data()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d")
+    stamp = datetime.now(UTC).strftime("%Y%m%d")
     name = "-".join(x for x in ("takedown", d["work"], d["site"], stamp) if x) + ".txt"
     return Response(d["text"], mimetype="text/plain", headers={"Content-Disposition": attachment(name)})
 

@@ -6,12 +6,20 @@ for the admin's Takedown page, the API, `fptrack evidence` and the evidence pack
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from tracker.store import MatchRecord, NotFound, Store
-from tracker.wording import (EXCERPT, FULL_COPY, copy_kind, copy_sentence, is_translation, language_name,
-                             notice_translation, page_language)
+from tracker.wording import (
+    EXCERPT,
+    FULL_COPY,
+    copy_kind,
+    copy_sentence,
+    is_translation,
+    language_name,
+    notice_translation,
+    page_language,
+)
 
 from ..reports.catalog import Outline
 from .highlight import excerpt
@@ -139,14 +147,14 @@ def _verb(translated: list[bool], one: bool) -> str:
 
 
 def _when(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def notice_text(items: list[dict[str, Any]], *, sender: str = "", contact: str = "", today: date | None = None,
                 more: bool = False, empty: str = "") -> str:
     """The notice as plain text, one section per site, ready to edit and send; with no items,
     `empty` (see nothing_to_notice) rather than a notice naming nothing."""
-    today = today or datetime.now(timezone.utc).date()
+    today = today or datetime.now(UTC).date()
     sender = sender.strip() or "[name of the rights holder]"
     contact = contact.strip() or "[postal address, e-mail and telephone]"
     if not items:

@@ -7,20 +7,33 @@ May import: fingerprint, pagetext, ocr, clikit and tracker.
 from __future__ import annotations
 
 from ..base import Store
-from . import (accounts, discovery, evidence, images, matches, notifications, originals, pages, seen_texts,
-               signing_keys, sites, tenancy, totals)
+from . import (
+    accounts,
+    discovery,
+    evidence,
+    images,
+    matches,
+    notifications,
+    originals,
+    pages,
+    seen_texts,
+    signing_keys,
+    sites,
+    tenancy,
+    totals,
+)
 from .accounts import AccountsMongo
 from .connection import MongoBase, redact
 from .discovery import DiscoveryMongo
 from .evidence import EvidenceMongo
 from .images import ImagesMongo
-from .signing_keys import KeysMongo
 from .matches import MatchesMongo
 from .notifications import NotificationsMongo
 from .originals import OriginalsMongo
 from .pages import PagesMongo
 from .reports import ReportsMongo
 from .seen_texts import SeenTextsMongo
+from .signing_keys import KeysMongo
 from .sites import SitesMongo
 from .tenancy import TenancyMongo
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -43,7 +43,7 @@ def redact(url: str) -> str:
 def aware(value: Any) -> Any:
     """Datetimes (also inside dicts and lists) as aware UTC, whatever the client's tz_aware."""
     if isinstance(value, datetime):
-        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     if isinstance(value, dict):
         return {k: aware(v) for k, v in value.items()}
     if isinstance(value, list):

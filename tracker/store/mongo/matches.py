@@ -7,9 +7,9 @@ from typing import Any
 from pymongo import ASCENDING, DESCENDING
 
 from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
-from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, utc
 from ..totals import totals_for
-from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
+from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, utc
+from .connection import NO_ID, _guarded, _query, aware, storable
 from .totals import TotalsMongo
 
 INDEXES = {

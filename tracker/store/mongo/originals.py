@@ -10,7 +10,7 @@ from pymongo.errors import DuplicateKeyError
 
 from ..records import Chapter, FingerprintRecord, NotFound, Work, content_hash
 from ..values import to_text, utc
-from .connection import NO_ID, RETRIES, MongoBase, _guarded, _query, aware, storable
+from .connection import NO_ID, RETRIES, _guarded, _query, aware, storable
 from .totals import TotalsMongo
 
 INDEXES = {

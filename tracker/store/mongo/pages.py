@@ -9,7 +9,7 @@ from pymongo import ASCENDING, DESCENDING
 
 from ..records import PAGE_GROUPS, PAGE_STATUSES, NotFound, Page, PageScope, content_hash, now
 from ..values import check_groups, check_status, check_window, utc
-from .connection import NO_ID, MongoBase, _guarded, _query, aware, storable
+from .connection import NO_ID, _guarded, _query, aware, storable
 from .totals import TotalsMongo
 
 INDEXES = {

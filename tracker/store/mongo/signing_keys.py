@@ -6,8 +6,8 @@ from typing import Any
 from bson import Binary
 from pymongo import ASCENDING
 
-from ..signing_keys import SigningKey, check_signing_key
 from ..records import NotFound
+from ..signing_keys import SigningKey, check_signing_key
 from ..values import utc
 from .connection import NO_ID, MongoBase, _guarded, aware
 

@@ -6,20 +6,33 @@ May import: fingerprint, pagetext, ocr, clikit and tracker.
 from __future__ import annotations
 
 from ..base import Store
-from . import (accounts, discovery, evidence, images, matches, notifications, originals, pages, rollups,
-               seen_texts, signing_keys, sites, tenancy)
+from . import (
+    accounts,
+    discovery,
+    evidence,
+    images,
+    matches,
+    notifications,
+    originals,
+    pages,
+    rollups,
+    seen_texts,
+    signing_keys,
+    sites,
+    tenancy,
+)
 from .accounts import AccountsSQL
 from .connection import BUSY_TIMEOUT_MS, SCHEMA_VERSION, SQLiteBase
 from .discovery import DiscoverySQL
 from .evidence import EvidenceSQL
 from .images import ImagesSQL
-from .signing_keys import KeysSQL
 from .matches import MatchesSQL
 from .notifications import NotificationsSQL
 from .originals import OriginalsSQL
 from .pages import PagesSQL
 from .reports import ReportsSQL
 from .seen_texts import SeenTextsSQL
+from .signing_keys import KeysSQL
 from .sites import SitesSQL
 from .tenancy import TenancySQL
 

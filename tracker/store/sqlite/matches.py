@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..records import MATCH_GROUPS, MATCH_SORTS, MATCH_STATUSES, MatchRecord, NotFound
+from ..totals import totals_for
 from ..values import check_groups, check_status, check_window, clean_scores, clean_spans, parse_sort, statuses, to_text
 from .connection import SQLiteBase, _guarded, _where, dumps, from_text, loads
-from ..totals import totals_for
 from .rollups import MATCH_ROLLUPS, Rollup
 
 _ROLLUPS = {r.table: r for r in MATCH_ROLLUPS}

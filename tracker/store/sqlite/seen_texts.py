@@ -4,7 +4,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from ..records import NotFound
 from ..seen_texts import SeenText, check_seen_text
 from ..values import to_text
 from .connection import SQLiteBase, _guarded, dumps, from_text, loads
