@@ -88,7 +88,8 @@ def test_a_mirror_gets_the_judgement_by_lookup_on_its_own_site_and_text(contexts
     mirror_text = mirrored(CHAPTER_3, "www.b-fake.com")
     assert exact_key(mirror_text) == exact_key(CHAPTER_3) and mirror_text != CHAPTER_3
     put(ctx, "https://b.example/3.html", mirror_text, "b.example")
-    full = {m.original: m for m in ctx.tracker.match(ctx.tracker.prepare(_doc("https://b.example/3.html", mirror_text)))}
+    mirror = ctx.tracker.prepare(_doc("https://b.example/3.html", mirror_text))
+    full = {m.original: m for m in ctx.tracker.match(mirror)}  # what judging the mirror itself gives
     no_judging(ctx, monkeypatch)
     second = process_page(ctx, "https://b.example/3.html")
     assert second.status == "done" and second.looked_up

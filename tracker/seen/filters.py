@@ -143,8 +143,8 @@ class RedisFilter:
             self._drop(json.loads(old))
 
     def _adopt(self, meta: dict) -> None:
-        self.m, self.k, self.capacity, self.bits_key = int(meta["m"]), int(meta["k"]), int(meta["capacity"]), meta["bits"]
-        self.parts = int(meta.get("parts", 1))
+        self.m, self.k, self.capacity = int(meta["m"]), int(meta["k"]), int(meta["capacity"])
+        self.bits_key, self.parts = meta["bits"], int(meta.get("parts", 1))
 
     def _part_keys(self, meta: dict) -> list[str]:
         return [f"{meta['bits']}:{i}" for i in range(int(meta.get("parts", 1)))]
