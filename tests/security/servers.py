@@ -118,3 +118,33 @@ def routes(by_path: dict[str, Handler], default: Handler | None = None) -> Handl
         path = head.split(b" ", 2)[1].decode("latin-1") if head.count(b" ") >= 2 else "/"
         by_path.get(path, missing)(head, conn)
     return handle
+
+
+class AdminServer:
+    """The admin app served by waitress (the server `fptrack web` runs) on a free loopback port, in a
+    thread. Stopped from inside its own loop (its sockets closed by a call sent through waitress's
+    trigger, after which the loop has nothing left and returns), so the loop never polls a socket
+    closed under it."""
+
+    def __init__(self, app, threads: int = 4):
+        from waitress.server import create_server
+
+        self.server = create_server(app, host="127.0.0.1", port=0, threads=threads)
+        self.port = self.server.effective_port
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    def __enter__(self) -> AdminServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        from waitress import wasyncore
+
+        self.server.trigger.pull_trigger(lambda: wasyncore.close_all(self.server._map))
+        self.thread.join(10)
+        self.server.task_dispatcher.shutdown()
+        if self.thread.is_alive():
+            raise RuntimeError("the admin's waitress loop did not stop within 10 s")

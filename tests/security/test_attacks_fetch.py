@@ -17,7 +17,7 @@ from tracker.store.tenancy import Organisation
 from tracker.tenancy.tokens import create_token
 
 from .conftest import bearer
-from .servers import answer, redirect, trickle
+from .servers import AdminServer, answer, redirect, trickle
 
 PAGE = "<html><head><title>第一章</title></head><body><div id='content'>" + "山城的雨下了三天。" * 40 + "</div></body></html>"
 SECRET = "<html><body><div id='content'>INTERNAL SECRET 内部资料</div></body></html>"
@@ -130,17 +130,14 @@ def test_four_trickling_check_urls_at_once_leave_healthz_fast(app, east_write, s
     import json
     import threading
 
-    from waitress.server import create_server
-
     app.config["FETCH_DEADLINE"] = 2.0
     slow = serve(trickle(every=1.0, total=200))
     monkeypatch.setenv("FPT_FETCH_ALLOW", f"127.0.0.1:{slow.port}")
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
+    server = AdminServer(app)
 
     def call(method: str, path: str, headers: dict, body: bytes | None = None) -> tuple[int, bytes, float]:
         start = time.monotonic()
-        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=60)
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
         conn.request(method, path, body=body, headers=headers)
         r = conn.getresponse()
         data = r.read()

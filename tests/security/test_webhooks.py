@@ -15,7 +15,7 @@ from tracker.store.followup import Event
 from tracker.store.sqlite import SQLiteStore
 
 from .conftest import bearer
-from .servers import answer, cut_chunked, trickle
+from .servers import AdminServer, answer, cut_chunked, trickle
 
 
 def connections_to(server) -> int:
@@ -116,23 +116,20 @@ def test_a_trickling_receiver_is_cut_at_the_deadline(serve, monkeypatch):
 
 
 def test_send_a_test_is_bounded_and_healthz_stays_fast_while_four_trickle(serve, app, store, tokens, monkeypatch):
-    from waitress.server import create_server
-
     import web.manage.subscriptions
 
     slow = serve(trickle(every=1.0, total=200))
     monkeypatch.setenv("FPT_FETCH_ALLOW", "127.0.0.1/32")
     monkeypatch.setattr(web.manage.subscriptions, "TEST_TIMEOUT", 2.0)
     sub = subscribe(store, "webhook", slow.url + "/hook", secret="k", site="biquge")
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{server.effective_port}"
+    server = AdminServer(app)
+    base = f"http://127.0.0.1:{server.port}"
     import http.client
     import json
 
     def call(method: str, path: str, headers: dict) -> tuple[int, bytes, float]:
         start = time.monotonic()
-        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=60)
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
         conn.request(method, path, headers=headers)
         r = conn.getresponse()
         body = r.read()
