@@ -44,6 +44,26 @@ def pytest_configure(config) -> None:
     os.environ.setdefault("FPT_FETCH_ALLOW", "127.0.0.0/8,::1")
 
 
+# Folders whose modules share a session-scoped setup of their own conftest.py: under
+# `--dist loadscope` (scripts/test) all their tests go to one worker, so it is made once.
+# tests/cli: the terminal tests' world (the sample site crawled, a search engine, an SMTP server).
+SHARED_WORLDS = ("tests/cli/",)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's loadscope (a module whole to one worker), with each of SHARED_WORLDS one scope."""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Scopes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            world = next((w for w in SHARED_WORLDS if nodeid.startswith(w)), None)
+            return world.rstrip("/") if world else super()._split_scope(nodeid)
+
+    return Scopes(config, log)
+
+
 def pytest_unconfigure(config) -> None:
     services.stop()
     if _CLUSTER is not None:
