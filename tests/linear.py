@@ -20,6 +20,7 @@ from typing import Any
 
 FACTOR = 8
 MAX_RATIO = 12.0
+ATTEMPTS = 5  # measurements at most before a path is called super-linear
 
 
 _frozen = 0  # how many _heap_frozen blocks are open (growth_ratio's holds best_time's)
@@ -72,7 +73,11 @@ def assert_linear(fn: Callable[[Any], Any], make: Callable[[int], Any], n: int, 
                   factor: int = FACTOR, max_ratio: float = MAX_RATIO, repeats: int = 3) -> float:
     """Fail unless growing the input `factor` times grows the time at most `max_ratio` times."""
     ratio = growth_ratio(fn, make, n, factor=factor, repeats=repeats)
-    if ratio > max_ratio:  # one retry: a burst of load on a shared machine can hit the large run alone
+    # Up to ATTEMPTS measurements, the lowest kept: a burst of load, or another test worker sharing
+    # the core's caches, can slow the large run alone. Quadratic code stays near 64x in every one.
+    for _ in range(ATTEMPTS - 1):
+        if ratio <= max_ratio:
+            break
         ratio = min(ratio, growth_ratio(fn, make, n, factor=factor, repeats=repeats))
     label = what or getattr(fn, "__name__", "the function")
     assert ratio <= max_ratio, (
